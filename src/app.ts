@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { authRoutes } from './auth/routes.js';
+import type { AuthService } from './auth/service.js';
+import type { Config } from './config.js';
+import { ErrorSchema } from './http/common-schemas.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { OneLineRequestLog } from './http/request-log.js';
+import './http/fastify-types.js';
+import { liftCsrfTokenField, makeGuards } from './http/session-guard.js';
+import { schemaErrorFormatter, validatorCompiler } from './http/validation.js';
+import { registerOpenApi } from './openapi.js';
+import { pageRoutes } from './pages/routes.js';
+import type { SessionService } from './sessions/service.js';
+import { sessionRoutes } from './sessions/routes.js';
+import { adminRoutes } from './users/admin-routes.js';
+import type { UsersRepository } from './users/repository.js';
+import { userRoutes } from './users/routes.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+export interface AppDeps {
+  config: Config;
+  users: UsersRepository;
+  sessions: SessionService;
+  auth: AuthService;
+  logger: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    logController: new OneLineRequestLog(),
+    // A hop count trusts that many proxies nearest to the server (proxy-addr's semantics).
+    trustProxy:
+      typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    forceCloseConnections: 'idle',
+    schemaErrorFormatter,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorate('troveConfig', config);
+  app.decorateRequest('user', null);
+  app.decorateRequest('session', null);
+  app.addSchema(ErrorSchema);
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Answers under /v1 are personal; no cache along the way may keep them.
+    if (request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: true,
+      // Upgrading to https would break a plain-http install on the local network.
+      directives: { 'upgrade-insecure-requests': config.session.secure ? [] : null },
+    },
+  });
+  await app.register(cookie);
+  await app.register(rateLimit, { global: false, cache: 50_000 });
+  liftCsrfTokenField(app);
+  await registerOpenApi(app, version);
+
+  const guards = makeGuards({ sessions: deps.sessions, config });
+  await app.register(authRoutes, { auth: deps.auth, sessions: deps.sessions, guards });
+  await app.register(sessionRoutes, { sessions: deps.sessions, guards });
+  await app.register(userRoutes, { guards });
+  await app.register(adminRoutes, { users: deps.users, sessions: deps.sessions, guards });
+  await app.register(pageRoutes, { guards });
+  return app;
+}

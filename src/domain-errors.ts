@@ -1,0 +1,51 @@
+/**
+ * Errors the services throw. Each carries the exact public message of the interface;
+ * http/error-handler.ts alone decides the status code.
+ */
+export class DomainError extends Error {
+  override name = this.constructor.name;
+}
+
+// The session guard (interface §5.3). Every one of these clears the cookie.
+export class NoSessionCookieError extends DomainError {
+  constructor() { super('No session cookie'); }
+}
+export class InvalidSessionError extends DomainError {
+  constructor() { super('Invalid session'); }
+}
+export class SessionExpiredError extends DomainError {
+  constructor() { super('Session expired'); }
+}
+export class SessionUserNotFoundError extends DomainError {
+  constructor() { super('User not found'); }
+}
+
+export class InvalidCredentialsError extends DomainError {
+  constructor() { super('Invalid email or password'); }
+}
+export class EmailTakenError extends DomainError {
+  constructor() { super('Email already registered'); }
+}
+export class WeakPasswordError extends DomainError {
+  constructor(reason: string) { super(`Password too weak: ${reason}`); }
+}
+export class TooManyLoginAttemptsError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) { super('Too many login attempts'); }
+}
+export class InvalidCsrfTokenError extends DomainError {
+  constructor() { super('Invalid CSRF token'); }
+}
+export class AdminRequiredError extends DomainError {
+  constructor() { super('Admin role required'); }
+}
+export class UserNotFoundError extends DomainError {
+  constructor() { super('User not found'); }
+}
+export class SessionNotFoundError extends DomainError {
+  constructor() { super('Session not found'); }
+}
+export class NotYourSessionError extends DomainError {
+  constructor() { super('Not your session'); }
+}
+/** A request parameter that passed the schema but makes no sense (a forged cursor, say). */
+export class InvalidInputError extends DomainError {}

@@ -1,0 +1,37 @@
+import { Type, type TSchema } from 'typebox';
+import type { FastifyReply } from 'fastify';
+
+/** Fields every read response carries (interface §2.3, decisions §3). */
+const base = {
+  requestId: Type.String({ format: 'uuid' }),
+  timestamp: Type.String({ format: 'date-time' }),
+  duration: Type.Number({ description: 'milliseconds spent on the request' }),
+  operation: Type.String({ examples: ['user.readOne'] }),
+};
+
+export const ReadOneSchema = <T extends TSchema>(result: T) => Type.Object({ ...base, result });
+
+export const ReadManySchema = <T extends TSchema>(item: T) =>
+  Type.Object({
+    ...base,
+    results: Type.Array(item),
+    total: Type.Integer({ minimum: 0 }),
+    nextCursor: Type.Union([Type.String(), Type.Null()]),
+  });
+
+function envelope(reply: FastifyReply, operation: string) {
+  return {
+    requestId: reply.request.id,
+    timestamp: new Date().toISOString(),
+    duration: Math.round(reply.elapsedTime * 1000) / 1000,
+    operation,
+  };
+}
+
+export function readOne<T>(reply: FastifyReply, operation: string, result: T) {
+  return { ...envelope(reply, operation), result };
+}
+
+export function readMany<T>(reply: FastifyReply, operation: string, page: { results: T[]; total: number; nextCursor: string | null }) {
+  return { ...envelope(reply, operation), results: page.results, total: page.total, nextCursor: page.nextCursor };
+}

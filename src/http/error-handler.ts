@@ -1,0 +1,80 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AdminRequiredError,
+  DomainError,
+  EmailTakenError,
+  InvalidCredentialsError,
+  InvalidCsrfTokenError,
+  InvalidInputError,
+  InvalidSessionError,
+  NoSessionCookieError,
+  NotYourSessionError,
+  SessionExpiredError,
+  SessionNotFoundError,
+  SessionUserNotFoundError,
+  TooManyLoginAttemptsError,
+  UserNotFoundError,
+  WeakPasswordError,
+} from '../domain-errors.js';
+import { clearSessionCookie } from './session-cookie.js';
+
+type ErrorClass = new (...args: never[]) => DomainError;
+
+/** The one place that turns a domain error into an HTTP status (decisions §2). */
+const statusOf = new Map<ErrorClass, number>([
+  [NoSessionCookieError, 401],
+  [InvalidSessionError, 401],
+  [SessionExpiredError, 401],
+  [SessionUserNotFoundError, 401],
+  [InvalidCredentialsError, 401],
+  [InvalidInputError, 400],
+  [WeakPasswordError, 400],
+  [InvalidCsrfTokenError, 403],
+  [NotYourSessionError, 403],
+  [AdminRequiredError, 403],
+  [UserNotFoundError, 404],
+  [SessionNotFoundError, 404],
+  [EmailTakenError, 409],
+  [TooManyLoginAttemptsError, 429],
+]);
+
+const guardErrors: ErrorClass[] = [NoSessionCookieError, InvalidSessionError, SessionExpiredError, SessionUserNotFoundError];
+
+export function isGuardError(err: unknown): boolean {
+  return guardErrors.some((cls) => err instanceof cls);
+}
+
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  requestId: string;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: number, message: string): FastifyReply {
+  const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, requestId: request.id };
+  return reply.code(statusCode).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | DomainError, request, reply) => {
+    if (err instanceof DomainError) {
+      const status = statusOf.get(err.constructor as ErrorClass) ?? 500;
+      if (isGuardError(err)) clearSessionCookie(reply, app.troveConfig.session);
+      if (err instanceof TooManyLoginAttemptsError) reply.header('retry-after', String(err.retryAfterSeconds));
+      if (status === 500) request.log.error({ err }, 'domain error without a status');
+      return sendError(request, reply, status, status === 500 ? 'Internal Server Error' : err.message);
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) {
+      // The stack goes to the log only; the client sees the request id to quote.
+      request.log.error({ err }, 'request failed');
+      return sendError(request, reply, status, STATUS_CODES[status] ?? 'Internal Server Error');
+    }
+    if (status === 413) return sendError(request, reply, 413, `Request body is larger than ${app.troveConfig.bodyLimit} bytes`);
+    return sendError(request, reply, status, err.message);
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, 'Not found'));
+}

@@ -1,0 +1,44 @@
+/** How a login came about (interface §2.1 metadata.loginMethod). */
+export type LoginMethod = 'password' | 'oauth';
+
+export interface SessionMetadata {
+  loginMethod: LoginMethod;
+  deviceName?: string;
+  location?: string;
+}
+
+/**
+ * A session as the central store keeps it. `key` is the HMAC of the cookie value (never the
+ * value itself); `id` is the public id shown in session lists. Times are epoch milliseconds.
+ */
+export interface StoredSession {
+  key: string;
+  id: string;
+  userId: string;
+  createdAt: number;
+  lastAccessedAt: number;
+  expiresAt: number;
+  ipAddress: string;
+  userAgent: string;
+  metadata: SessionMetadata;
+  csrfToken: string;
+}
+
+/**
+ * The central session store, apart from the main database. One method = one round trip,
+ * with every method keeping the per-user index consistent with the sessions themselves.
+ */
+export interface SessionStore {
+  create(session: StoredSession): Promise<void>;
+  findByKey(input: { key: string }): Promise<StoredSession | undefined>;
+  findById(input: { id: string }): Promise<StoredSession | undefined>;
+  /** Records activity; never brings back a session deleted meanwhile. Returns false if it is gone. */
+  touch(input: { key: string; lastAccessedAt: number; expiresAt: number }): Promise<boolean>;
+  listByUser(input: { userId: string }): Promise<StoredSession[]>;
+  deleteByKey(input: { key: string }): Promise<boolean>;
+  /** Ends every session of a user, but `exceptKey` when given; returns how many ended. */
+  deleteByUser(input: { userId: string; exceptKey?: string }): Promise<number>;
+  /** Removes sessions past their absolute expiry or idle longer than allowed. */
+  purgeExpired(input: { now: number; idleSince: number }): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../db/database.js';
+import type { Database, Role } from '../db/tables.js';
+import { EmailTakenError } from '../domain-errors.js';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: string;
+}
+
+export interface UserWithHash extends User {
+  passwordHash: string;
+}
+
+const columns = ['id', 'email', 'name', 'role', 'created_at'] as const;
+
+function toUser(row: { id: string; email: string; name: string; role: Role; created_at: string | Date }): User {
+  const createdAt = row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at;
+  return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt };
+}
+
+/** One method per query, named for its intent. Reads see live (not soft-deleted) users only. */
+export class UsersRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The first account ever made on an instance becomes its admin. */
+  async create(input: { email: string; name: string; passwordHash: string }): Promise<User> {
+    const now = new Date().toISOString();
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const anyUser = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+        const row = {
+          id: randomUUID(),
+          email: input.email,
+          name: input.name,
+          password_hash: input.passwordHash,
+          role: (anyUser ? 'user' : 'admin') as Role,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        };
+        await trx.insertInto('users').values(row).execute();
+        return toUser(row);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new EmailTakenError();
+      throw err;
+    }
+  }
+
+  async findById(input: { id: string }): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(columns)
+      .where('id', '=', input.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async findWithHashById(input: { id: string }): Promise<UserWithHash | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select([...columns, 'password_hash'])
+      .where('id', '=', input.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row && { ...toUser(row), passwordHash: row.password_hash };
+  }
+
+  async findWithHashByEmail(input: { email: string }): Promise<UserWithHash | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select([...columns, 'password_hash'])
+      .where('email', '=', input.email)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row && { ...toUser(row), passwordHash: row.password_hash };
+  }
+
+  async findByEmail(input: { email: string }): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(columns)
+      .where('email', '=', input.email)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async listAll(): Promise<User[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .select(columns)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toUser);
+  }
+
+  async updatePasswordHash(input: { id: string; passwordHash: string }): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ password_hash: input.passwordHash, updated_at: new Date().toISOString() })
+      .where('id', '=', input.id)
+      .where('deleted_at', 'is', null)
+      .execute();
+  }
+
+  /** Returns false when no live user has that id. */
+  async setRole(input: { id: string; role: Role }): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ role: input.role, updated_at: new Date().toISOString() })
+      .where('id', '=', input.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async countAdmins(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('role', '=', 'admin')
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Soft delete: the row stays, marked; returns false when no live user has that id. */
+  async softDelete(input: { id: string }): Promise<boolean> {
+    const now = new Date().toISOString();
+    const result = await this.db
+      .updateTable('users')
+      .set({ deleted_at: now, updated_at: now })
+      .where('id', '=', input.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}

@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { Cookie, CookieJar } from 'tough-cookie';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createTrove, type Trove } from '../../src/server.js';
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+export interface RunningTrove {
+  baseUrl: string;
+  config: Config;
+  trove: Trove;
+  dataDir: string;
+  /** Every line the server logged, parsed. */
+  logs: LogLine[];
+  client(options?: { localAddress?: string; headers?: Record<string, string> }): Client;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real server on 127.0.0.1 on a free port, with a fresh DATA_DIR and
+ * the given environment on top of the defaults.
+ */
+export async function startTrove(env: Record<string, string> = {}): Promise<RunningTrove> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'trove-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env });
+  const logs: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  const trove = await createTrove(config, { level: config.logLevel, stream });
+  await trove.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = trove.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    baseUrl,
+    config,
+    trove,
+    dataDir,
+    logs,
+    client: (options) => new Client(baseUrl, options),
+    async close() {
+      await trove.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  /** Raw Set-Cookie header lines. */
+  setCookies: string[];
+}
+
+/** An HTTP client with a cookie jar, the way a browser keeps cookies. */
+export class Client {
+  readonly jar = new CookieJar();
+
+  constructor(
+    readonly baseUrl: string,
+    private readonly options: { localAddress?: string; headers?: Record<string, string> } = {},
+  ) {}
+
+  async request<T = any>(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+    const url = this.baseUrl + urlPath;
+    const cookie = await this.jar.getCookieString(url);
+    const init: RequestInit = {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...this.options.headers,
+        ...(cookie ? { cookie } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    };
+    // A client on another loopback address (127.0.0.2) looks to the server like another network.
+    const res = this.options.localAddress
+      ? ((await undiciFetch(url, { ...(init as object), dispatcher: agentFor(this.options.localAddress) })) as unknown as globalThis.Response)
+      : await fetch(url, init as RequestInit);
+    const setCookies = res.headers.getSetCookie();
+    for (const line of setCookies) await this.jar.setCookie(line, url);
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, setCookies };
+  }
+
+  get<T = any>(p: string, headers?: Record<string, string>) { return this.request<T>('GET', p, undefined, headers); }
+  post<T = any>(p: string, body?: unknown, headers?: Record<string, string>) { return this.request<T>('POST', p, body, headers); }
+  delete<T = any>(p: string, headers?: Record<string, string>) { return this.request<T>('DELETE', p, undefined, headers); }
+
+  /** The session cookie's value in the jar, if any. */
+  async sessionCookie(): Promise<string | undefined> {
+    const cookies = await this.jar.getCookies(this.baseUrl);
+    return cookies.find((c: Cookie) => c.key === 'svc_session')?.value;
+  }
+
+  async setSessionCookie(value: string): Promise<void> {
+    await this.jar.setCookie(`svc_session=${value}; Path=/`, this.baseUrl);
+  }
+
+  async forgetCookies(): Promise<void> {
+    await this.jar.removeAllCookies();
+  }
+}
+
+const agents = new Map<string, Agent>();
+function agentFor(localAddress: string): Agent {
+  let agent = agents.get(localAddress);
+  if (!agent) agents.set(localAddress, (agent = new Agent({ connect: { localAddress } })));
+  return agent;
+}
+
+let counter = 0;
+/** A unique email per call, so tests never collide. */
+export function uniqueEmail(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}${counter}.${process.pid}@example.com`;
+}
+
+export const GOOD_PASSWORD = 'plum-Harbor-47-lantern';
+
+export async function registerUser(client: Client, overrides: { email?: string; name?: string; password?: string } = {}) {
+  const email = overrides.email ?? uniqueEmail();
+  const res = await client.post('/v1/auth/register', {
+    email,
+    name: overrides.name ?? 'Test User',
+    password: overrides.password ?? GOOD_PASSWORD,
+  });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { email, password: overrides.password ?? GOOD_PASSWORD, user: res.body.user as { id: string; email: string; name: string } };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Two cores: run files in parallel, but no more than the machine has.
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'api', include: ['test/api/**/*.test.ts'] } },
+      { extends: true, test: { name: 'services', include: ['test/services/**/*.test.ts'] } },
+    ],
+  },
+});
