@@ -2,44 +2,11 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase, type MainDatabase } from './db/database.js';
+import { InFlight } from './http/in-flight.js';
+import { openServices, type Services } from './services.js';
 import { startSessionPurge } from './sessions/purge.js';
-import { SessionService } from './sessions/service.js';
-import type { SessionStore } from './sessions/store.js';
-import { openSessionStore } from './sessions/stores/open.js';
-import { UsersRepository } from './users/repository.js';
 
-export interface Services {
-  database: MainDatabase;
-  store: SessionStore;
-  users: UsersRepository;
-  sessions: SessionService;
-  close(): Promise<void>;
-}
-
-/** Opens the main database (migrated) and the session store; shared by the server and the CLI. */
-export async function openServices(config: Config): Promise<Services> {
-  const database = openDatabase(config.databaseUrl);
-  try {
-    await migrateToLatest(database);
-  } catch (err) {
-    await database.close();
-    throw err;
-  }
-  const store = openSessionStore(config.sessionStoreUrl);
-  const users = new UsersRepository(database.db);
-  const sessions = new SessionService({ store, findUser: (input) => users.findById(input), config: config.session });
-  return {
-    database,
-    store,
-    users,
-    sessions,
-    async close() {
-      await store.close();
-      await database.close();
-    },
-  };
-}
+export { openServices, type Services } from './services.js';
 
 export interface Trove {
   app: FastifyInstance;
@@ -51,7 +18,8 @@ export interface Trove {
 export async function createTrove(config: Config, logger: FastifyServerOptions['logger']): Promise<Trove> {
   const services = await openServices(config);
   const auth = new AuthService({ users: services.users, sessions: services.sessions });
-  const app = await buildApp({ config, users: services.users, sessions: services.sessions, auth, logger });
+  const inFlight = new InFlight();
+  const app = await buildApp({ config, users: services.users, sessions: services.sessions, auth, logger, inFlight });
   const stopPurge = startSessionPurge(services.sessions, config.session.purgeInterval, app.log);
   let closing: Promise<void> | undefined;
   return {
@@ -61,6 +29,8 @@ export async function createTrove(config: Config, logger: FastifyServerOptions['
       closing ??= (async () => {
         stopPurge();
         await app.close();
+        // Handlers of clients that already hung up are not waited for by close(); they still use the databases.
+        await inFlight.drained();
         await services.close();
       })();
       return closing;
