@@ -8,7 +8,8 @@ import { authRoutes } from './auth/routes.js';
 import type { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
 import { ErrorSchema } from './http/common-schemas.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
+import type { InFlight } from './http/in-flight.js';
 import { OneLineRequestLog } from './http/request-log.js';
 import './http/fastify-types.js';
 import { liftCsrfTokenField, makeGuards } from './http/session-guard.js';
@@ -29,6 +30,7 @@ export interface AppDeps {
   sessions: SessionService;
   auth: AuthService;
   logger: FastifyServerOptions['logger'];
+  inFlight: InFlight;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -45,6 +47,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     schemaErrorFormatter,
     routerOptions: { ignoreTrailingSlash: true },
+    // A malformed URL (bad %-encoding, an over-long path parameter) is answered before any hook runs;
+    // without this it would get Fastify's own body, without the error shape or the X-Request-Id header.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(request, reply, err.statusCode ?? 400, err.message);
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('troveConfig', config);
@@ -52,6 +60,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('session', null);
   app.addSchema(ErrorSchema);
   registerErrorHandling(app);
+  deps.inFlight.attach(app);
+  // Bodies are JSON (interface §4): anything else, text/plain included, is 415.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,15 +1,24 @@
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 256;
 
+const LIST_MODULE = '@zxcvbn-ts/language-common/dist/passwords.json.cjs';
+
 let common: Set<string> | undefined;
 
-/** The common-password list (about 49,000 entries), kept only from the minimum length up. */
+/**
+ * The common-password list (about 49,000 entries from zxcvbn-ts), kept only from the minimum
+ * length up (about 1,600). It is loaded on first use through require and dropped from the module
+ * cache, so the full list does not stay in memory on a small board.
+ */
 function commonPasswords(): Set<string> {
-  common ??= new Set(
-    (dictionary['passwords-common'] as string[]).filter((p) => p.length >= PASSWORD_MIN_LENGTH).map((p) => p.toLowerCase()),
-  );
+  if (common) return common;
+  const require = createRequire(import.meta.url);
+  const loaded = require(LIST_MODULE) as string[] | { default: string[] };
+  const list = Array.isArray(loaded) ? loaded : loaded.default;
+  common = new Set(list.filter((p) => p.length >= PASSWORD_MIN_LENGTH).map((p) => p.toLowerCase()));
+  delete require.cache[require.resolve(LIST_MODULE)];
   return common;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { errorResponses, SuccessSchema } from '../http/common-schemas.js';
+import { clientGone } from '../http/client-gone.js';
 import { clearSessionCookie, setSessionCookie } from '../http/session-cookie.js';
 import { caller, type Guards } from '../http/session-guard.js';
 import type { SessionService } from '../sessions/service.js';
@@ -20,10 +21,11 @@ export async function authRoutes(app: FastifyInstance, { auth, sessions, guards 
   const tags = ['auth'];
   const protectedRoute = { onRequest: guards.requireSession, preValidation: guards.verifyCsrf };
 
-  const client = (request: FastifyRequest): ClientInfo => ({
+  const client = (request: FastifyRequest, reply: FastifyReply): ClientInfo => ({
     ipAddress: request.ip,
     userAgent: request.headers['user-agent'] ?? '',
     previousCookie: request.cookies[cookieName],
+    signal: clientGone(reply),
   });
 
   const signedIn = (reply: FastifyReply, result: SignedIn) => {
@@ -43,7 +45,7 @@ export async function authRoutes(app: FastifyInstance, { auth, sessions, guards 
       },
     },
     async (request, reply) => {
-      const result = await auth.register({ ...request.body, ...client(request) });
+      const result = await auth.register({ ...request.body, ...client(request, reply) });
       request.log.info({ userId: result.user.id, role: result.user.role }, 'user registered');
       return reply.code(201).send(signedIn(reply, result));
     },
@@ -61,7 +63,7 @@ export async function authRoutes(app: FastifyInstance, { auth, sessions, guards 
       },
     },
     async (request, reply) => {
-      const result = await auth.login({ ...request.body, ...client(request) });
+      const result = await auth.login({ ...request.body, ...client(request, reply) });
       request.log.info({ userId: result.user.id, sessionId: result.session.id }, 'login');
       return signedIn(reply, result);
     },
@@ -115,7 +117,7 @@ export async function authRoutes(app: FastifyInstance, { auth, sessions, guards 
         userId: caller(request).user.id,
         currentPassword: request.body.currentPassword,
         newPassword: request.body.newPassword,
-        ...client(request),
+        ...client(request, reply),
       });
       setSessionCookie(reply, config.session, result.cookieValue);
       request.log.info({ userId: result.user.id }, 'password changed; all sessions ended');

@@ -8,7 +8,8 @@ export const RegisterBody = Type.Object(
   {
     email: Email,
     password: Type.String({ maxLength: PASSWORD_MAX_LENGTH, description: '10 to 256 characters, not a common password, not containing the email name' }),
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    // Printable: at least one visible character and no control characters.
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$' }),
   },
   { additionalProperties: false },
 );

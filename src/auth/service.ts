@@ -10,6 +10,8 @@ export interface ClientInfo {
   userAgent: string;
   /** The session cookie the client came with, if any: it is ended (fixation protection). */
   previousCookie: string | undefined;
+  /** Aborted when the client hangs up: queued password hashing is then skipped. */
+  signal?: AbortSignal;
 }
 
 export interface SignedIn {
@@ -37,7 +39,7 @@ export class AuthService {
     const user = await this.deps.users.create({
       email,
       name: input.name.trim(),
-      passwordHash: await hashPassword(input.password),
+      passwordHash: await hashPassword(input.password, input.signal),
     });
     return this.startSession(user, input);
   }
@@ -45,10 +47,10 @@ export class AuthService {
   async login(input: { email: string; password: string } & ClientInfo): Promise<SignedIn> {
     const found = await this.deps.users.findWithHashByEmail({ email: normalizeEmail(input.email) });
     if (!found) {
-      await burnPasswordCheck(input.password);
+      await burnPasswordCheck(input.password, input.signal);
       throw new InvalidCredentialsError();
     }
-    if (!(await verifyPassword(found.passwordHash, input.password))) throw new InvalidCredentialsError();
+    if (!(await verifyPassword(found.passwordHash, input.password, input.signal))) throw new InvalidCredentialsError();
     const { passwordHash: _, ...user } = found;
     return this.startSession(user, input);
   }
@@ -56,9 +58,11 @@ export class AuthService {
   /** Every session of the user ends, the caller's too; the caller gets a fresh one. */
   async changePassword(input: { userId: string; currentPassword: string; newPassword: string } & ClientInfo): Promise<SignedIn> {
     const found = await this.deps.users.findWithHashById({ id: input.userId });
-    if (!found || !(await verifyPassword(found.passwordHash, input.currentPassword))) throw new InvalidCredentialsError();
+    if (!found || !(await verifyPassword(found.passwordHash, input.currentPassword, input.signal))) {
+      throw new InvalidCredentialsError();
+    }
     assertStrong(input.newPassword, found.email);
-    await this.deps.users.updatePasswordHash({ id: found.id, passwordHash: await hashPassword(input.newPassword) });
+    await this.deps.users.updatePasswordHash({ id: found.id, passwordHash: await hashPassword(input.newPassword, input.signal) });
     await this.deps.sessions.endAllOfUser({ userId: found.id });
     const { passwordHash: _, ...user } = found;
     return this.startSession(user, { ...input, previousCookie: undefined });

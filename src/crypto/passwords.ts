@@ -13,10 +13,17 @@ const maxConcurrent = Math.max(1, availableParallelism() - 1);
 let running = 0;
 const waiting: Array<() => void> = [];
 
-async function limited<T>(work: () => Promise<T>): Promise<T> {
+/** Raised instead of hashing for a client that hung up while its turn was coming. */
+export class HashingAbandonedError extends Error {
+  override name = 'HashingAbandonedError';
+}
+
+async function limited<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   if (running >= maxConcurrent) await new Promise<void>((resolve) => waiting.push(resolve));
   running++;
   try {
+    // A burst of abandoned logins must not keep the cores busy long after their clients left.
+    if (signal?.aborted) throw new HashingAbandonedError();
     return await work();
   } finally {
     running--;
@@ -24,18 +31,18 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return limited(() => hash(password, options));
+export function hashPassword(password: string, signal?: AbortSignal): Promise<string> {
+  return limited(() => hash(password, options), signal);
 }
 
-export function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  return limited(() => verify(passwordHash, password).catch(() => false));
+export function verifyPassword(passwordHash: string, password: string, signal?: AbortSignal): Promise<boolean> {
+  return limited(() => verify(passwordHash, password).catch(() => false), signal);
 }
 
 let dummyHash: Promise<string> | undefined;
 
 /** Spends the same time as a real check, so a login for an unknown email cannot be told apart by timing. */
-export async function burnPasswordCheck(password: string): Promise<void> {
+export async function burnPasswordCheck(password: string, signal?: AbortSignal): Promise<void> {
   dummyHash ??= hash('trove-dummy-password-for-timing', options);
-  await verifyPassword(await dummyHash, password);
+  await verifyPassword(await dummyHash, password, signal);
 }

@@ -17,6 +17,7 @@ import {
   UserNotFoundError,
   WeakPasswordError,
 } from '../domain-errors.js';
+import { HashingAbandonedError } from '../crypto/passwords.js';
 import { clearSessionCookie } from './session-cookie.js';
 
 type ErrorClass = new (...args: never[]) => DomainError;
@@ -59,6 +60,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, statusCo
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | DomainError, request, reply) => {
+    if (err instanceof HashingAbandonedError) {
+      request.log.info('client left before its password could be checked; work skipped');
+      return sendError(request, reply, 499, 'Client closed request');
+    }
     if (err instanceof DomainError) {
       const status = statusOf.get(err.constructor as ErrorClass) ?? 500;
       if (isGuardError(err)) clearSessionCookie(reply, app.troveConfig.session);
@@ -73,6 +78,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendError(request, reply, status, STATUS_CODES[status] ?? 'Internal Server Error');
     }
     if (status === 413) return sendError(request, reply, 413, `Request body is larger than ${app.troveConfig.bodyLimit} bytes`);
+    if (status === 415) return sendError(request, reply, 415, 'Unsupported Media Type: send JSON with Content-Type: application/json');
     return sendError(request, reply, status, err.message);
   });
 

@@ -7,7 +7,8 @@ import { caller, type Guards } from '../http/session-guard.js';
 import type { SessionService } from '../sessions/service.js';
 import type { UsersRepository } from './repository.js';
 
-const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 200 }) });
+// 100 is also Fastify's limit on a path parameter's length.
+const UserIdParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export async function adminRoutes(
   app: FastifyInstance,
