@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { Cookie, CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createTrove, type Trove } from '../../src/server.js';
 
@@ -122,7 +124,8 @@ export class Client {
 const agents = new Map<string, Agent>();
 function agentFor(localAddress: string): Agent {
   let agent = agents.get(localAddress);
-  if (!agent) agents.set(localAddress, (agent = new Agent({ connect: { localAddress } })));
+  // The Client option, not `connect.localAddress`: undici overrides the latter with the former (null).
+  if (!agent) agents.set(localAddress, (agent = new Agent({ localAddress })));
   return agent;
 }
 
@@ -147,3 +150,35 @@ export async function registerUser(client: Client, overrides: { email?: string; 
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Checks the error answer of decisions §2: `{ statusCode, error, message, requestId }`, JSON,
+ * `error` the reason phrase, `requestId` equal to the X-Request-Id header. `message` is exact
+ * when a string, matched when a RegExp.
+ */
+export function expectErrorBody(res: Response, status: number, message?: string | RegExp): void {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  const requestId = res.headers.get('x-request-id');
+  expect(requestId).toMatch(UUID_RE);
+  expect(res.body).toEqual({
+    statusCode: status,
+    error: STATUS_CODES[status],
+    message: expect.any(String),
+    requestId,
+  });
+  if (typeof message === 'string') expect(res.body.message).toBe(message);
+  else if (message) expect(res.body.message).toMatch(message);
+}
+
+/** True when a Set-Cookie line deletes the session cookie (empty value, expiry in the past). */
+export function clearsSessionCookie(res: Response): boolean {
+  return res.setCookies.some((line) => {
+    const cookie = Cookie.parse(line);
+    if (!cookie || cookie.key !== 'svc_session') return false;
+    const expires = cookie.expires instanceof Date ? cookie.expires.getTime() : Infinity;
+    return cookie.value === '' && (cookie.maxAge === 0 || expires <= Date.now());
+  });
+}
