@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { authRoutes } from './auth/routes.js';
@@ -11,6 +10,7 @@ import { ErrorSchema } from './http/common-schemas.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import type { InFlight } from './http/in-flight.js';
 import { OneLineRequestLog } from './http/request-log.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import './http/fastify-types.js';
 import { liftCsrfTokenField, makeGuards } from './http/session-guard.js';
 import { schemaErrorFormatter, validatorCompiler } from './http/validation.js';
@@ -66,17 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    // Answers under /v1 are personal; no cache along the way may keep them.
-    if (request.url.startsWith('/v1/')) reply.header('cache-control', 'no-store');
   });
-
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: true,
-      // Upgrading to https would break a plain-http install on the local network.
-      directives: { 'upgrade-insecure-requests': config.session.secure ? [] : null },
-    },
-  });
+  registerSecurityHeaders(app, { https: config.session.secure });
   await app.register(cookie);
   await app.register(rateLimit, { global: false, cache: 50_000 });
   liftCsrfTokenField(app);

@@ -26,7 +26,7 @@ export async function openServices(config: Config): Promise<Services> {
     throw err;
   }
   const store = openSessionStore(config.sessionStoreUrl);
-  const users = new UsersRepository(database.db);
+  const users = new UsersRepository(database);
   const sessions = new SessionService({ store, findUser: (input) => users.findById(input), config: config.session });
   return {
     database,

@@ -57,8 +57,20 @@ export class SessionService {
     this.now = deps.now ?? Date.now;
   }
 
+  /**
+   * Store keys of recently seen cookies: an HMAC costs about as much as the session lookup
+   * itself. Bounded, oldest entry out first.
+   */
+  private readonly keys = new Map<string, string>();
+
   keyOf(cookieValue: string): string {
-    return storeKeyFor(this.deps.config.secret, cookieValue);
+    let key = this.keys.get(cookieValue);
+    if (key === undefined) {
+      key = storeKeyFor(this.deps.config.secret, cookieValue);
+      if (this.keys.size >= 10_000) this.keys.delete(this.keys.keys().next().value as string);
+      this.keys.set(cookieValue, key);
+    }
+    return key;
   }
 
   async create(input: {

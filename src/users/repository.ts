@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../db/database.js';
+import { isUniqueViolation, type MainDatabase } from '../db/database.js';
 import type { Database, Role } from '../db/tables.js';
 import { EmailTakenError } from '../domain-errors.js';
 
@@ -25,7 +25,16 @@ function toUser(row: { id: string; email: string; name: string; role: Role; crea
 
 /** One method per query, named for its intent. Reads see live (not soft-deleted) users only. */
 export class UsersRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  /** Runs on every authenticated request, so it is built once. */
+  private readonly liveById;
+
+  constructor(database: MainDatabase) {
+    this.db = database.db;
+    this.liveById = database.prepare(
+      this.db.selectFrom('users').select(columns).where('id', '=', '').where('deleted_at', 'is', null),
+    );
+  }
 
   /** The first account ever made on an instance becomes its admin. */
   async create(input: { email: string; name: string; passwordHash: string }): Promise<User> {
@@ -53,12 +62,7 @@ export class UsersRepository {
   }
 
   async findById(input: { id: string }): Promise<User | undefined> {
-    const row = await this.db
-      .selectFrom('users')
-      .select(columns)
-      .where('id', '=', input.id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const [row] = await this.liveById([input.id]);
     return row && toUser(row);
   }
 
