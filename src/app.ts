@@ -7,10 +7,10 @@ import { authRoutes } from './auth/routes.js';
 import type { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
 import { ErrorSchema } from './http/common-schemas.js';
-import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import type { InFlight } from './http/in-flight.js';
 import { OneLineRequestLog } from './http/request-log.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerResponseHeaders } from './http/response-headers.js';
 import './http/fastify-types.js';
 import { liftCsrfTokenField, makeGuards } from './http/session-guard.js';
 import { schemaErrorFormatter, validatorCompiler } from './http/validation.js';
@@ -46,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
     schemaErrorFormatter,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
     // A malformed URL (bad %-encoding, an over-long path parameter) is answered before any hook runs;
     // without this it would get Fastify's own body, without the error shape or the X-Request-Id header.
@@ -64,10 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Bodies are JSON (interface §4): anything else, text/plain included, is 415.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  registerSecurityHeaders(app, { https: config.session.secure });
+  registerResponseHeaders(app, { https: config.session.secure });
   await app.register(cookie);
   await app.register(rateLimit, { global: false, cache: 50_000 });
   liftCsrfTokenField(app);

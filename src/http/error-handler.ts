@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdminRequiredError,
@@ -83,4 +85,20 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 404, 'Not found'));
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers over 16 KiB, broken syntax) never reach Fastify;
+ * they still get the error shape and a request id, written straight to the socket.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return;
+  const statusCode = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_URI_TOO_LONG' ? 414 : 400;
+  const requestId = randomUUID();
+  const message = statusCode === 431 ? 'Request headers are too large' : statusCode === 414 ? 'URL is too long' : 'Malformed HTTP request';
+  const body = JSON.stringify({ statusCode, error: STATUS_CODES[statusCode], message, requestId });
+  socket.end(
+    `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

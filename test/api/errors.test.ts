@@ -167,6 +167,11 @@ describe('malformed and oversized bodies', () => {
     const under = { email: uniqueEmail('under'), name: 'Under', password: 'x'.repeat(1_048_000) };
     expectErrorBody(await server.client().post('/v1/auth/register', under), 400, /password/);
   });
+
+  it('headers too large for the HTTP parser get 431 in the same error shape', async () => {
+    const res = await server.client().get(`/v1/user/sessions?inIds=${'a'.repeat(20_000)}`);
+    expectErrorBody(res, 431, 'Request headers are too large');
+  });
 });
 
 describe('paths, queries and routes', () => {

@@ -23,7 +23,8 @@ function headersOf(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
-export function registerSecurityHeaders(app: FastifyInstance, options: { https: boolean }): void {
+/** Sets the request id header and the security headers on every answer. */
+export function registerResponseHeaders(app: FastifyInstance, options: { https: boolean }): void {
   const api: Record<string, string> = {
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
@@ -35,7 +36,10 @@ export function registerSecurityHeaders(app: FastifyInstance, options: { https: 
     // Upgrading to https would break a plain-http install on the local network.
     contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': options.https ? [] : null } },
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and needs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
     reply.headers(request.url.startsWith('/v1/') ? api : pages);
+    done();
   });
 }
