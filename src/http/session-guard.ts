@@ -73,12 +73,13 @@ export function caller(request: FastifyRequest): { user: User; session: StoredSe
  */
 export function liftCsrfTokenField(app: FastifyInstance): void {
   app.decorateRequest('csrfTokenField', undefined);
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const body = request.body;
     if (body && typeof body === 'object' && !Array.isArray(body) && 'csrfToken' in body) {
       const { csrfToken } = body as { csrfToken?: unknown };
       if (typeof csrfToken === 'string') request.csrfTokenField = csrfToken;
       delete (body as { csrfToken?: unknown }).csrfToken;
     }
+    done();
   });
 }

@@ -103,18 +103,26 @@ export class SessionService {
     if (!cookieValue) throw new NoSessionCookieError();
     if (!looksLikeCookieValue(cookieValue)) throw new InvalidSessionError();
     const { store, config } = this.deps;
-    const session = await store.findByKey({ key: this.keyOf(cookieValue) });
-    if (!session) throw new InvalidSessionError();
-
+    const key = this.keyOf(cookieValue);
     const now = this.now();
-    if (session.expiresAt < now || now - session.lastAccessedAt > config.idleTimeout * 1000) {
-      await store.deleteByKey({ key: session.key });
+    const renewTo = now + config.maxAge * 1000;
+    const session = await store.touchIfLive({
+      key,
+      now,
+      idleSince: now - config.idleTimeout * 1000,
+      renewIfExpiresBefore: config.renewalThreshold > 0 ? now + config.renewalThreshold * 1000 : 0,
+      renewTo,
+    });
+    if (!session) {
+      // The rare path: find out whether it never existed or has expired (absolute or idle).
+      if (!(await store.findByKey({ key }))) throw new InvalidSessionError();
+      await store.deleteByKey({ key });
       throw new SessionExpiredError();
     }
 
     const user = await this.deps.findUser({ id: session.userId });
     if (!user) {
-      await store.deleteByKey({ key: session.key });
+      await store.deleteByKey({ key });
       throw new SessionUserNotFoundError();
     }
 
@@ -124,18 +132,14 @@ export class SessionService {
         config.invalidateOnIpChange ? 'session IP changed; session ended' : 'session IP changed',
       );
       if (config.invalidateOnIpChange) {
-        await store.deleteByKey({ key: session.key });
+        await store.deleteByKey({ key });
         throw new InvalidSessionError();
       }
     }
 
-    const renewed = config.renewalThreshold > 0 && session.expiresAt - now < config.renewalThreshold * 1000;
-    const touched = { ...session, lastAccessedAt: now, expiresAt: renewed ? now + config.maxAge * 1000 : session.expiresAt };
-    // A logout that landed between the read and this write wins: the session is not brought back.
-    if (!(await store.touch({ key: session.key, lastAccessedAt: touched.lastAccessedAt, expiresAt: touched.expiresAt }))) {
-      throw new InvalidSessionError();
-    }
-    return { user, session: touched, renewed };
+    // expiresAt equals renewTo only when this request renewed it (or the session was made in this
+    // very millisecond, when sending the same cookie again is harmless).
+    return { user, session, renewed: config.renewalThreshold > 0 && session.expiresAt === renewTo };
   }
 
   /** Ends the session behind a cookie, if there is one (logout, and fixation protection at login). */

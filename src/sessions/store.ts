@@ -32,8 +32,20 @@ export interface SessionStore {
   create(session: StoredSession): Promise<void>;
   findByKey(input: { key: string }): Promise<StoredSession | undefined>;
   findById(input: { id: string }): Promise<StoredSession | undefined>;
-  /** Records activity; never brings back a session deleted meanwhile. Returns false if it is gone. */
-  touch(input: { key: string; lastAccessedAt: number; expiresAt: number }): Promise<boolean>;
+  /**
+   * The guard's single round trip. When the session exists and is live (expiresAt not before
+   * `now`, lastAccessedAt not before `idleSince`), it records the access, moves expiresAt to
+   * `renewTo` when it falls before `renewIfExpiresBefore` (sliding renewal), and returns the
+   * session as updated. Otherwise it changes nothing and returns undefined. Atomic, so a
+   * session deleted meanwhile is never brought back.
+   */
+  touchIfLive(input: {
+    key: string;
+    now: number;
+    idleSince: number;
+    renewIfExpiresBefore: number;
+    renewTo: number;
+  }): Promise<StoredSession | undefined>;
   listByUser(input: { userId: string }): Promise<StoredSession[]>;
   deleteByKey(input: { key: string }): Promise<boolean>;
   /** Ends every session of a user, but `exceptKey` when given; returns how many ended. */

@@ -166,10 +166,10 @@ describe('sliding renewal', () => {
 });
 
 describe('recording activity', () => {
-  it('never brings back a session that was ended while the request was being checked', async () => {
+  it('never brings back a session that was ended while a request was being checked', async () => {
     const user = addUser();
     let racingLogout: (() => Promise<void>) | undefined;
-    // The user lookup sits between reading the session and recording the activity: a logout lands there.
+    // The logout lands during the user lookup, after the session was found live and touched.
     const sessions = new SessionService({
       store,
       findUser: async ({ id }) => {
@@ -182,8 +182,19 @@ describe('recording activity', () => {
     const { cookieValue, session } = await login(sessions, user);
     racingLogout = () => sessions.end({ key: session.key });
 
-    await expect(use(sessions, cookieValue)).rejects.toBeInstanceOf(InvalidSessionError);
+    // That request was authenticated before the logout and may finish; nothing after it may.
+    await use(sessions, cookieValue);
+    racingLogout = undefined;
     expect(await store.findByKey({ key: session.key })).toBeUndefined();
+    await expect(use(sessions, cookieValue)).rejects.toBeInstanceOf(InvalidSessionError);
+  });
+
+  it('a session ended before the check is refused at once', async () => {
+    const user = addUser();
+    const sessions = new SessionService({ store, findUser: async ({ id }) => users.get(id), config: sessionConfig(), now: () => fakeNow });
+    const { cookieValue, session } = await login(sessions, user);
+    await sessions.end({ key: session.key });
+    await expect(use(sessions, cookieValue)).rejects.toBeInstanceOf(InvalidSessionError);
   });
 });
 

@@ -59,6 +59,7 @@ function toSession(row: Row): StoredSession {
  * Two connections to the one file: creations and deletions commit with synchronous=FULL, so a
  * logout survives a power cut; the per-request activity update commits with NORMAL, which only
  * fsyncs at checkpoints. A FULL commit flushes the whole WAL, earlier NORMAL commits included.
+ * A process owns its session file: several Trove processes share sessions through Redis instead.
  */
 export class SqliteSessionStore implements SessionStore {
   private readonly durable: SqliteHandle;
@@ -77,7 +78,9 @@ export class SqliteSessionStore implements SessionStore {
       byKey: this.fast.prepare('SELECT * FROM sessions WHERE key = ?'),
       byId: this.fast.prepare('SELECT * FROM sessions WHERE id = ?'),
       byUser: this.fast.prepare('SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC'),
-      touch: this.fast.prepare('UPDATE sessions SET last_accessed_at = ?, expires_at = ? WHERE key = ?'),
+      touchIfLive: this.fast.prepare(`UPDATE sessions SET last_accessed_at = @now,
+        expires_at = CASE WHEN expires_at < @renewIfExpiresBefore THEN @renewTo ELSE expires_at END
+        WHERE key = @key AND expires_at >= @now AND last_accessed_at >= @idleSince RETURNING *`),
       deleteByKey: d.prepare('DELETE FROM sessions WHERE key = ?'),
       deleteByUser: d.prepare('DELETE FROM sessions WHERE user_id = ? AND key IS NOT ?'),
       purge: d.prepare('DELETE FROM sessions WHERE expires_at < ? OR last_accessed_at < ?'),
@@ -109,8 +112,15 @@ export class SqliteSessionStore implements SessionStore {
     return row && toSession(row);
   }
 
-  async touch(input: { key: string; lastAccessedAt: number; expiresAt: number }): Promise<boolean> {
-    return this.statements.touch.run(input.lastAccessedAt, input.expiresAt, input.key).changes > 0;
+  async touchIfLive(input: {
+    key: string;
+    now: number;
+    idleSince: number;
+    renewIfExpiresBefore: number;
+    renewTo: number;
+  }): Promise<StoredSession | undefined> {
+    const row = this.statements.touchIfLive.get(input) as Row | undefined;
+    return row && toSession(row);
   }
 
   async listByUser(input: { userId: string }): Promise<StoredSession[]> {
