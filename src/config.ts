@@ -20,6 +20,17 @@ export interface SessionConfig {
   invalidateOnIpChange: boolean;
 }
 
+/** `<NAME>_OAUTH_CLIENT_ID` … for one integration; unset values stay undefined. */
+export interface IntegrationSettings {
+  /** The prefix of its variables, e.g. GMAIL, so errors can name the missing one. */
+  envPrefix: string;
+  clientId?: string;
+  clientSecret?: string;
+  authorizeUrl?: string;
+  tokenUrl?: string;
+  apiBaseUrl?: string;
+}
+
 export interface Config {
   nodeEnv: string;
   production: boolean;
@@ -39,6 +50,8 @@ export interface Config {
   encryptionKeys: Buffer[];
   oauthRedirectBaseUrl: string;
   frontendBaseUrl: string;
+  /** Settings of an integration by its domain name (lower case), e.g. `gmail`. */
+  integration(name: string): IntegrationSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -134,6 +147,35 @@ function sessionSecret(env: Env, production: boolean, dataDir: string): Buffer {
   return readOrCreateSecret(dataDir, 'session-secret');
 }
 
+const INTEGRATION_VARIABLE = /^([A-Z][A-Z0-9]*)_(OAUTH_CLIENT_ID|OAUTH_CLIENT_SECRET|OAUTH_AUTHORIZE_URL|OAUTH_TOKEN_URL|API_BASE_URL)$/;
+const SETTING_OF = {
+  OAUTH_CLIENT_ID: 'clientId',
+  OAUTH_CLIENT_SECRET: 'clientSecret',
+  OAUTH_AUTHORIZE_URL: 'authorizeUrl',
+  OAUTH_TOKEN_URL: 'tokenUrl',
+  API_BASE_URL: 'apiBaseUrl',
+} as const;
+
+/** Every `<INTEGRATION>_OAUTH_*` / `_API_BASE_URL` variable, grouped by integration. */
+function integrationSettings(env: Env): (name: string) => IntegrationSettings {
+  const byPrefix = new Map<string, IntegrationSettings>();
+  for (const name of Object.keys(env)) {
+    const match = INTEGRATION_VARIABLE.exec(name);
+    const value = read(env, name);
+    if (!match || value === undefined) continue;
+    const prefix = match[1]!;
+    const kind = match[2] as keyof typeof SETTING_OF;
+    if (kind !== 'OAUTH_CLIENT_ID' && kind !== 'OAUTH_CLIENT_SECRET') url(env, name, value);
+    const settings = byPrefix.get(prefix) ?? { envPrefix: prefix };
+    settings[SETTING_OF[kind]] = kind.endsWith('URL') ? value.replace(/\/+$/, '') : value;
+    byPrefix.set(prefix, settings);
+  }
+  return (name) => {
+    const prefix = name.toUpperCase();
+    return { ...(byPrefix.get(prefix) ?? { envPrefix: prefix }) };
+  };
+}
+
 /** Reads and checks every setting. Only this module looks at the environment. */
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = read(env, 'NODE_ENV') ?? 'development';
@@ -190,5 +232,6 @@ export function loadConfig(env: Env = process.env): Config {
       ...sessionTimes,
     },
     encryptionKeys: encryptionKeys(env, production, dataDir),
+    integration: integrationSettings(env),
   };
 }

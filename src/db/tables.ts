@@ -11,6 +11,24 @@ export interface UsersTable {
   deleted_at: string | null;
 }
 
+export type UserIntegrationStatus = 'connected' | 'syncing' | 'error' | 'disconnected';
+
+export interface UserIntegrationsTable {
+  id: string;
+  user_id: string;
+  integration: string;
+  status: UserIntegrationStatus;
+  /** Sealed JSON (crypto/secret-box.ts); never returned, never logged. */
+  credentials: string;
+  last_error: string | null;
+  item_count: number;
+  last_sync_at: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
+  user_integrations: UserIntegrationsTable;
 }
