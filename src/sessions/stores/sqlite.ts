@@ -1,6 +1,6 @@
 import type { SqliteHandle } from '../../db/sqlite-file.js';
 import { openSqlite } from '../../db/sqlite-file.js';
-import type { SessionMetadata, SessionStore, StoredSession } from '../store.js';
+import type { PendingOAuthState, SessionMetadata, SessionStore, StoredSession } from '../store.js';
 
 interface Row {
   key: string;
@@ -15,27 +15,52 @@ interface Row {
   csrf_token: string;
 }
 
-const SCHEMA_VERSION = 1;
+/** Each entry brings the file from the version before it to its own; user_version records where it is. */
+const SCHEMA_STEPS = [
+  `CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_accessed_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    ip_address TEXT NOT NULL,
+    user_agent TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    csrf_token TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user_id);`,
+  // Pending OAuth states live with their session: ending the session discards them.
+  `CREATE TABLE IF NOT EXISTS oauth_states (
+    state_key TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL REFERENCES sessions (key) ON DELETE CASCADE,
+    user_id TEXT NOT NULL,
+    integration TEXT NOT NULL,
+    code_verifier TEXT NOT NULL,
+    binding_key TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS oauth_states_by_session ON oauth_states (session_key);`,
+];
 
 function migrate(db: SqliteHandle): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version >= SCHEMA_VERSION) return;
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS sessions (
-      key TEXT PRIMARY KEY,
-      id TEXT NOT NULL UNIQUE,
-      user_id TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      last_accessed_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      ip_address TEXT NOT NULL,
-      user_agent TEXT NOT NULL,
-      metadata TEXT NOT NULL,
-      csrf_token TEXT NOT NULL
-    ) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user_id);
-    PRAGMA user_version = ${SCHEMA_VERSION};
-  `);
+  db.transaction(() => {
+    SCHEMA_STEPS.slice(version).forEach((step, i) => {
+      db.exec(step);
+      db.pragma(`user_version = ${version + i + 1}`);
+    });
+  })();
+}
+
+interface StateRow {
+  state_key: string;
+  session_key: string;
+  user_id: string;
+  integration: string;
+  code_verifier: string;
+  binding_key: string;
+  expires_at: number;
 }
 
 function toSession(row: Row): StoredSession {
@@ -84,6 +109,11 @@ export class SqliteSessionStore implements SessionStore {
       deleteByKey: d.prepare('DELETE FROM sessions WHERE key = ?'),
       deleteByUser: d.prepare('DELETE FROM sessions WHERE user_id = ? AND key IS NOT ?'),
       purge: d.prepare('DELETE FROM sessions WHERE expires_at < ? OR last_accessed_at < ?'),
+      purgeStates: d.prepare('DELETE FROM oauth_states WHERE expires_at < ?'),
+      insertState: d.prepare(`INSERT INTO oauth_states (state_key, session_key, user_id, integration, code_verifier,
+        binding_key, expires_at) VALUES (@state_key, @session_key, @user_id, @integration, @code_verifier,
+        @binding_key, @expires_at)`),
+      takeState: d.prepare('DELETE FROM oauth_states WHERE state_key = ? RETURNING *'),
     };
   }
 
@@ -136,7 +166,35 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async purgeExpired(input: { now: number; idleSince: number }): Promise<number> {
+    this.statements.purgeStates.run(input.now);
     return this.statements.purge.run(input.now, input.idleSince).changes;
+  }
+
+  async saveOAuthState(state: PendingOAuthState): Promise<void> {
+    this.statements.insertState.run({
+      state_key: state.stateKey,
+      session_key: state.sessionKey,
+      user_id: state.userId,
+      integration: state.integration,
+      code_verifier: state.codeVerifier,
+      binding_key: state.bindingKey,
+      expires_at: state.expiresAt,
+    });
+  }
+
+  async takeOAuthState(input: { stateKey: string }): Promise<PendingOAuthState | undefined> {
+    const row = this.statements.takeState.get(input.stateKey) as StateRow | undefined;
+    return (
+      row && {
+        stateKey: row.state_key,
+        sessionKey: row.session_key,
+        userId: row.user_id,
+        integration: row.integration,
+        codeVerifier: row.code_verifier,
+        bindingKey: row.binding_key,
+        expiresAt: row.expires_at,
+      }
+    );
   }
 
   async close(): Promise<void> {
