@@ -53,6 +53,9 @@ function migrate(db: SqliteHandle): void {
   })();
 }
 
+/** How long an access time may wait in memory before it is written. */
+const ACCESS_FLUSH_MS = 1000;
+
 interface StateRow {
   state_key: string;
   session_key: string;
@@ -90,6 +93,15 @@ export class SqliteSessionStore implements SessionStore {
   private readonly durable: SqliteHandle;
   private readonly fast: SqliteHandle;
   private readonly statements;
+  /**
+   * Accesses not yet written, by store key. Writing one row per request was the largest cost of
+   * the guard; instead the accesses of a second are written in one transaction. The guard reads
+   * through this map, so idle expiry stays exact in this process; a crash loses at most a second
+   * of access times, which can only make a session expire sooner, never later.
+   */
+  private readonly pendingAccess = new Map<string, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly flushAccesses;
 
   constructor(url: string) {
     this.durable = openSqlite(url, 'FULL');
@@ -103,9 +115,9 @@ export class SqliteSessionStore implements SessionStore {
       byKey: this.fast.prepare('SELECT * FROM sessions WHERE key = ?'),
       byId: this.fast.prepare('SELECT * FROM sessions WHERE id = ?'),
       byUser: this.fast.prepare('SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id DESC'),
-      touchIfLive: this.fast.prepare(`UPDATE sessions SET last_accessed_at = @now,
-        expires_at = CASE WHEN expires_at < @renewIfExpiresBefore THEN @renewTo ELSE expires_at END
-        WHERE key = @key AND expires_at >= @now AND last_accessed_at >= @idleSince RETURNING *`),
+      renew: this.fast.prepare(`UPDATE sessions SET last_accessed_at = max(last_accessed_at, @now), expires_at = @renewTo
+        WHERE key = @key AND expires_at >= @now RETURNING *`),
+      recordAccess: this.fast.prepare('UPDATE sessions SET last_accessed_at = max(last_accessed_at, ?) WHERE key = ?'),
       deleteByKey: d.prepare('DELETE FROM sessions WHERE key = ?'),
       deleteByUser: d.prepare('DELETE FROM sessions WHERE user_id = ? AND key IS NOT ?'),
       purge: d.prepare('DELETE FROM sessions WHERE expires_at < ? OR last_accessed_at < ?'),
@@ -115,6 +127,17 @@ export class SqliteSessionStore implements SessionStore {
         @binding_key, @expires_at)`),
       takeState: d.prepare('DELETE FROM oauth_states WHERE state_key = ? RETURNING *'),
     };
+    this.flushAccesses = this.fast.transaction(() => {
+      for (const [key, at] of this.pendingAccess) this.statements.recordAccess.run(at, key);
+      this.pendingAccess.clear();
+    });
+  }
+
+  /** Writes the pending access times now (before reads that show or judge them, and at close). */
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pendingAccess.size > 0) this.flushAccesses();
   }
 
   async create(s: StoredSession): Promise<void> {
@@ -142,6 +165,10 @@ export class SqliteSessionStore implements SessionStore {
     return row && toSession(row);
   }
 
+  /**
+   * Synchronous from the read to the decision, so nothing in this process interleaves; a row that
+   * another process deleted meanwhile is never written back (UPDATE of a missing row does nothing).
+   */
   async touchIfLive(input: {
     key: string;
     now: number;
@@ -149,11 +176,24 @@ export class SqliteSessionStore implements SessionStore {
     renewIfExpiresBefore: number;
     renewTo: number;
   }): Promise<StoredSession | undefined> {
-    const row = this.statements.touchIfLive.get(input) as Row | undefined;
-    return row && toSession(row);
+    const { key, now } = input;
+    const row = this.statements.byKey.get(key) as Row | undefined;
+    if (!row) return undefined;
+    const lastAccessedAt = Math.max(row.last_accessed_at, this.pendingAccess.get(key) ?? 0);
+    if (row.expires_at < now || lastAccessedAt < input.idleSince) return undefined;
+    if (row.expires_at < input.renewIfExpiresBefore) {
+      // Renewal is rare and re-sends the cookie, so it is written at once.
+      this.pendingAccess.delete(key);
+      const renewed = this.statements.renew.get({ key, now, renewTo: input.renewTo }) as Row | undefined;
+      return renewed && toSession(renewed);
+    }
+    this.pendingAccess.set(key, Math.max(now, lastAccessedAt));
+    this.flushTimer ??= setTimeout(() => this.flush(), ACCESS_FLUSH_MS).unref();
+    return toSession({ ...row, last_accessed_at: Math.max(now, lastAccessedAt) });
   }
 
   async listByUser(input: { userId: string }): Promise<StoredSession[]> {
+    this.flush();
     return (this.statements.byUser.all(input.userId) as Row[]).map(toSession);
   }
 
@@ -166,6 +206,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async purgeExpired(input: { now: number; idleSince: number }): Promise<number> {
+    this.flush();
     this.statements.purgeStates.run(input.now);
     return this.statements.purge.run(input.now, input.idleSince).changes;
   }
@@ -198,6 +239,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    this.flush();
     this.fast.close();
     this.durable.close();
   }
