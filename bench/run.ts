@@ -147,7 +147,7 @@ async function main(): Promise<void> {
       `(a) fastify ${packageVersion('fastify')}, one route with a response schema, no session, no database.`,
       '(b) Trove compiled from src, run with NODE_ENV=production, LOG_LEVEL=warn, and LOGIN_RATE_LIMIT_MAX=1000000 so the login scenario is not throttled (the profile route never consults the limiter).',
       `(c) express ${packageVersion('express')}, express-session ${packageVersion('express-session')} (resave and saveUninitialized off, so each request reads the session and touches its expiry), ` +
-        `connect-session-knex ${packageVersion('connect-session-knex')} on knex ${packageVersion('knex')} with better-sqlite3; the user read with a prepared better-sqlite3 statement; both SQLite files in WAL with synchronous=NORMAL, like Trove's per-request session write.`,
+        `connect-session-knex ${packageVersion('connect-session-knex')} on knex ${packageVersion('knex')} with better-sqlite3; the user read with a prepared better-sqlite3 statement; both SQLite files in WAL with synchronous=NORMAL, like Trove's access-time writes (express-session touches the session on every request; Trove writes access times once a second).`,
       'host load is the 1-minute load average when each run ended; on this machine anything well above its core count means other processes took CPU from the server and from autocannon.',
       `Logins: POST /v1/auth/login with the right password on ${settings.loginConnections} connections, each always waiting for an answer; Argon2id 19 MiB, 2 passes.`,
       ...(failed.length > 0 ? [`Some requests failed (${failed.map(([k, s]) => `${k}: ${s.failures}`).join(', ')}); those figures are suspect.`] : []),

@@ -11,8 +11,8 @@ import { portFromEnv, readOne, type ProfileUser } from './envelope.js';
 /**
  * Scenario (c): the profile route the way most Node apps build it. Express, express-session with
  * an SQLite store from npm, the user read from an SQLite table. Both files get WAL with
- * synchronous=NORMAL, as Trove's per-request session write does, so the comparison is about the
- * code on the request path and not about fsync.
+ * synchronous=NORMAL, as Trove's access-time writes do, so the comparison is about the code on
+ * the request path and not about fsync.
  */
 declare module 'express-session' {
   interface SessionData {
