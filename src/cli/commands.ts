@@ -133,6 +133,16 @@ export const commands: Record<string, Command> = {
   },
 };
 
+commands['integrations reencrypt'] = {
+  args: [],
+  summary: 'seal every stored integration credential again under the newest ENCRYPTION_KEYS key',
+  run: ({ config, io }) =>
+    withServices(config, async (services) => {
+      const { resealed, total } = await services.userIntegrations.reencryptAll();
+      io.out(`Re-encrypted ${plural(resealed, 'integration record')} (${total - resealed} already under the newest key).`);
+    }),
+};
+
 export function usageOf(name: string): string {
   return ['trove', name, ...commands[name]!.args.map((a) => `<${a}>`)].join(' ');
 }
