@@ -120,6 +120,12 @@ describe('authorize', () => {
     }
   });
 
+  it('answers 400 for an installed integration that connects without OAuth (the feed), on both steps', async () => {
+    const { client } = await signedIn();
+    expectErrorBody(await client.get('/v1/user-integration/oauth/feed/authorize'), 400, 'Integration does not support OAuth');
+    expectErrorBody(await client.get('/v1/user-integration/oauth/feed/callback?state=x&code=y'), 400, 'Integration does not support OAuth');
+  });
+
   it('answers 503 naming nothing to the client, but the missing variable in the log, when the client is not configured', async () => {
     const bare = await startTrove({ LOGIN_RATE_LIMIT_MAX: '1000' });
     const half = await startTrove({ LOGIN_RATE_LIMIT_MAX: '1000', GMAIL_OAUTH_CLIENT_ID: 'some-id' });
