@@ -12,7 +12,9 @@ import { pageOf, type Page, type PageRequest } from '../paging.js';
 import {
   CredentialsRejectedError,
   supportsOAuth,
+  type ContentExistsChecker,
   type Credentials,
+  type Integration,
   type IntegrationClass,
   type IntegrationManifest,
 } from './contract.js';
@@ -125,6 +127,22 @@ export class UserIntegrationsService {
   async credentialsOf(input: { id: string }): Promise<Credentials | undefined> {
     const record = await this.deps.repository.findSealed(input);
     return record && this.open(record);
+  }
+
+  /**
+   * A working instance of a stored connection, for the code that syncs it (the task system):
+   * when the integration renews its credentials (a refreshed access token), they are sealed
+   * and stored again in the same row.
+   */
+  async instanceOf(input: { id: string; contentExists?: ContentExistsChecker }): Promise<Integration | undefined> {
+    const record = await this.deps.repository.findSealed({ id: input.id });
+    if (!record) return undefined;
+    const cls = await integrationNamed(record.integration);
+    return new cls(this.open(record), input.contentExists, {
+      settings: this.deps.config.integration(record.integration),
+      timeoutMs: PROVIDER_TIMEOUT_MS,
+      saveCredentials: (credentials) => this.deps.repository.replaceSealed({ id: record.id, credentials: this.seal(credentials, record.id) }),
+    });
   }
 
   /** Re-seals every record not already under the newest key; returns how many it re-sealed. */
