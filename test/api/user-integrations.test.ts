@@ -36,7 +36,7 @@ describe('GET /v1/integrations', () => {
     const res = await client.get('/v1/integrations');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ operation: 'integration.readMany', total: 2, nextCursor: null });
-    const byName = Object.fromEntries((res.body.results as Array<{ name: string }>).map((i) => [i.name, i]));
+    const byName: Record<string, any> = Object.fromEntries((res.body.results as Array<{ name: string }>).map((i) => [i.name, i]));
     expect(byName.gmail).toMatchObject({ title: 'Gmail', kinds: ['email'], auth: 'oauth', configured: false });
     expect(byName.feed).toMatchObject({ kinds: ['feed'], auth: 'credentials', configured: true });
     expect(byName.feed.credentialsSchema).toMatchObject({ required: ['url'] });
