@@ -52,7 +52,7 @@ export async function startOAuthProvider(options: { redirectUris: string[]; host
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     features: { devInteractions: { enabled: false } },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
-    ttl: { AccessToken: options.accessTokenTtl ?? 3600, AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600 },
+    ttl: { AccessToken: options.accessTokenTtl ?? 3600, RefreshToken: 86_400, AuthorizationCode: 60, Interaction: 600, Session: 600, Grant: 600 },
     // Quiet: tests provoke errors on purpose.
     renderError: async (ctx: { type: string; body: unknown }, out: { error: string; error_description?: string }) => {
       ctx.type = 'application/json';
