@@ -290,7 +290,7 @@ describe('callback', () => {
     expectRedirect(await callback(client, url), server, 'error', 'invalid_state');
   });
 
-  it('keeps no provider token or client secret in clear in the database files', async () => {
+  it('keeps no provider token or client secret in clear in the database files or the log', async () => {
     const { client } = await signedIn();
     expectRedirect((await connectGmail(client)).res, server, 'success');
     const [connection] = await connections(client);
@@ -303,6 +303,8 @@ describe('callback', () => {
       const bytes = readFileSync(path.join(server.dataDir, file)).toString('latin1');
       for (const secret of secrets) expect(bytes.includes(secret), `${file} holds a secret in clear`).toBe(false);
     }
+    const log = JSON.stringify(server.logs);
+    for (const secret of secrets) expect(log.includes(secret), 'the log holds a secret').toBe(false);
   });
 });
 
