@@ -160,19 +160,34 @@ export class UserIntegrationsRepository {
     return row && { id: row.id, userId: row.user_id, integration: row.integration, credentials: row.credentials };
   }
 
+  async findSealedIncludingDeleted(input: { id: string }): Promise<SealedRecord | undefined> {
+    const row = await this.db
+      .selectFrom('user_integrations')
+      .select(['id', 'user_id', 'integration', 'credentials'])
+      .where('id', '=', input.id)
+      .executeTakeFirst();
+    return row && { id: row.id, userId: row.user_id, integration: row.integration, credentials: row.credentials };
+  }
+
   /** Every row, soft-deleted ones included: re-encryption must leave nothing under a retired key. */
   async listAllSealed(): Promise<SealedRecord[]> {
     const rows = await this.db.selectFrom('user_integrations').select(['id', 'user_id', 'integration', 'credentials']).execute();
     return rows.map((row) => ({ id: row.id, userId: row.user_id, integration: row.integration, credentials: row.credentials }));
   }
 
-  async replaceSealed(input: { id: string; credentials: string }): Promise<void> {
-    await this.db
+  /**
+   * Stores re-sealed credentials. With `ifCurrently`, only when the row still holds that sealed
+   * value: a re-encryption must not overwrite a token the server refreshed meanwhile.
+   */
+  async replaceSealed(input: { id: string; credentials: string; ifCurrently?: string }): Promise<boolean> {
+    let query = this.db
       .updateTable('user_integrations')
       // Not a change a person made, so updated_at stays.
       .set({ credentials: input.credentials })
-      .where('id', '=', input.id)
-      .execute();
+      .where('id', '=', input.id);
+    if (input.ifCurrently !== undefined) query = query.where('credentials', '=', input.ifCurrently);
+    const result = await query.executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   /** Soft delete of one of the user's live connections; false when there is none with that id. */

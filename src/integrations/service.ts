@@ -141,7 +141,9 @@ export class UserIntegrationsService {
     return new cls(this.open(record), input.contentExists, {
       settings: this.deps.config.integration(record.integration),
       timeoutMs: PROVIDER_TIMEOUT_MS,
-      saveCredentials: (credentials) => this.deps.repository.replaceSealed({ id: record.id, credentials: this.seal(credentials, record.id) }),
+      saveCredentials: async (credentials) => {
+        await this.deps.repository.replaceSealed({ id: record.id, credentials: this.seal(credentials, record.id) });
+      },
     });
   }
 
@@ -150,10 +152,18 @@ export class UserIntegrationsService {
     const { box, repository } = this.deps;
     const records = await repository.listAllSealed();
     let resealed = 0;
-    for (const record of records) {
-      if (box.keyIdOfSealed(record.credentials) === box.currentKeyId) continue;
-      await repository.replaceSealed({ id: record.id, credentials: this.seal(this.open(record), record.id) });
-      resealed += 1;
+    for (let record of records) {
+      // A record the server changed meanwhile (a refreshed token) is read again and retried.
+      for (let attempt = 0; box.keyIdOfSealed(record.credentials) !== box.currentKeyId; attempt++) {
+        const sealed = this.seal(this.open(record), record.id);
+        if (await repository.replaceSealed({ id: record.id, credentials: sealed, ifCurrently: record.credentials })) {
+          resealed += 1;
+          break;
+        }
+        const fresh = attempt < 3 ? await repository.findSealedIncludingDeleted({ id: record.id }) : undefined;
+        if (!fresh) throw new Error(`record ${record.id} kept changing during re-encryption; run the command again`);
+        record = fresh;
+      }
     }
     return { resealed, total: records.length };
   }

@@ -35,11 +35,9 @@ describe.skipIf(!present)('connecting Gmail in a browser', () => {
   it('signs in, approves at the provider, lands on the success page and sees the connection', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const callbackCookies: string[] = [];
+    const callbackHeaders: Array<Promise<Record<string, string>>> = [];
     page.on('request', (request) => {
-      if (request.url().startsWith(server.baseUrl + callbackPath('gmail'))) {
-        void request.allHeaders().then((headers) => callbackCookies.push(headers.cookie ?? ''));
-      }
+      if (request.url().startsWith(server.baseUrl + callbackPath('gmail'))) callbackHeaders.push(request.allHeaders());
     });
 
     // Create an account through the sign-in page, as a person would.
@@ -61,6 +59,7 @@ describe.skipIf(!present)('connecting Gmail in a browser', () => {
     expect(await page.textContent('#result')).toContain('connected to gmail');
 
     // What the browser sent with the cross-site callback: the binding cookie, not the session cookie.
+    const callbackCookies = (await Promise.all(callbackHeaders)).map((headers) => headers.cookie ?? '');
     expect(callbackCookies).toHaveLength(1);
     expect(callbackCookies[0]).toMatch(/svc_oauth=/);
     expect(callbackCookies[0]).not.toMatch(/svc_session=/);
