@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeKeyFor } from '../../src/sessions/token.js';
 import { answerAtProvider, GMAIL_SCOPE } from '../helpers/oauth-provider.js';
 import { authorize, callback, callbackPath, connectGmail, startOAuthWorld } from '../helpers/oauth-setup.js';
 import { expectErrorBody, registerUser, sleep, startTrove, UUID_RE, type Client, type Response, type RunningTrove } from '../helpers/trove.js';
@@ -271,6 +272,25 @@ describe('callback', () => {
     expectRedirect(await callback(bob.client, aliceUrl), server, 'error', 'invalid_state');
     expect(await connections(bob.client)).toHaveLength(0);
     expect(await connections(alice.client)).toHaveLength(0);
+  });
+
+  it('a state issued for another integration is invalid_state on this one', async () => {
+    const { client, user } = await signedIn();
+    // Only Gmail speaks OAuth here, so the pending state of another integration is put in the store directly.
+    const secret = server.config.session.secret;
+    const state = randomUUID();
+    const binding = 'binding-value-for-this-test';
+    await server.trove.services.store.saveOAuthState({
+      stateKey: storeKeyFor(secret, state),
+      sessionKey: storeKeyFor(secret, (await client.sessionCookie())!),
+      userId: user.id,
+      integration: 'outlook',
+      codeVerifier: 'v'.repeat(43),
+      bindingKey: storeKeyFor(secret, binding),
+      expiresAt: Date.now() + 60_000,
+    });
+    await client.jar.setCookie(`svc_oauth=${binding}; Path=/v1/user-integration/oauth`, server.baseUrl);
+    expectRedirect(await client.get(`${callbackPath('gmail')}?code=abc&state=${state}`), server, 'error', 'invalid_state');
   });
 
   it('a callback without the binding cookie is invalid_state', async () => {
