@@ -9,6 +9,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'api', include: ['test/api/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
       { extends: true, test: { name: 'services', include: ['test/services/**/*.test.ts'] } },
     ],
   },

@@ -16,18 +16,20 @@ import { liftCsrfTokenField, makeGuards } from './http/session-guard.js';
 import { schemaErrorFormatter, validatorCompiler } from './http/validation.js';
 import { registerOpenApi } from './openapi.js';
 import { pageRoutes } from './pages/routes.js';
-import type { SessionService } from './sessions/service.js';
+import { catalogRoutes } from './integrations/catalog-routes.js';
+import { OAuthFlowService } from './integrations/oauth-flow.js';
+import { oauthRoutes } from './integrations/oauth-routes.js';
+import { userIntegrationRoutes } from './integrations/user-integrations-routes.js';
+import type { Services } from './services.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { adminRoutes } from './users/admin-routes.js';
-import type { UsersRepository } from './users/repository.js';
 import { userRoutes } from './users/routes.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 export interface AppDeps {
   config: Config;
-  users: UsersRepository;
-  sessions: SessionService;
+  services: Services;
   auth: AuthService;
   logger: FastifyServerOptions['logger'];
   inFlight: InFlight;
@@ -35,6 +37,7 @@ export interface AppDeps {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const { users, sessions, store, userIntegrations } = deps.services;
   const app = Fastify({
     logger: deps.logger,
     genReqId: () => randomUUID(),
@@ -71,11 +74,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   liftCsrfTokenField(app);
   await registerOpenApi(app, version);
 
-  const guards = makeGuards({ sessions: deps.sessions, config });
-  await app.register(authRoutes, { auth: deps.auth, sessions: deps.sessions, guards });
-  await app.register(sessionRoutes, { sessions: deps.sessions, guards });
+  const guards = makeGuards({ sessions, config });
+  await app.register(authRoutes, { auth: deps.auth, sessions, guards });
+  await app.register(sessionRoutes, { sessions, guards });
   await app.register(userRoutes, { guards });
-  await app.register(adminRoutes, { users: deps.users, sessions: deps.sessions, guards });
+  await app.register(adminRoutes, { users, sessions, guards });
+  await app.register(catalogRoutes, { userIntegrations, guards });
+  await app.register(userIntegrationRoutes, { userIntegrations, guards });
+  const flow = new OAuthFlowService({ config, store, sessions, userIntegrations });
+  await app.register(oauthRoutes, { flow, guards });
   await app.register(pageRoutes, { guards });
   return app;
 }

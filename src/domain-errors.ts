@@ -49,3 +49,29 @@ export class NotYourSessionError extends DomainError {
 }
 /** A request parameter that passed the schema but makes no sense (a forged cursor, say). */
 export class InvalidInputError extends DomainError {}
+
+// Integrations (interface §7, decisions §2 and §7).
+export class IntegrationNotFoundError extends DomainError {
+  constructor() { super('Integration not found'); }
+}
+export class OAuthNotSupportedError extends DomainError {
+  constructor() { super('Integration does not support OAuth'); }
+}
+/** The public message stays vague; the log line names the missing variable. */
+export class IntegrationNotConfiguredError extends DomainError {
+  constructor(readonly variable: string) { super('Integration not configured'); }
+}
+export class NotYourAccountError extends DomainError {
+  constructor() { super('Not your account'); }
+}
+export class OAuthOnlyIntegrationError extends DomainError {
+  constructor() { super('Integration connects through OAuth: use /v1/user-integration/oauth/<integration>/authorize'); }
+}
+export class IntegrationAlreadyConnectedError extends DomainError {
+  constructor() { super('Integration already connected'); }
+}
+export class UserIntegrationNotFoundError extends DomainError {
+  constructor() { super('Integration connection not found'); }
+}
+/** Credentials that fail the manifest's schema or the provider's check; the message says why. */
+export class CredentialsInvalidError extends DomainError {}

@@ -22,6 +22,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'auth', description: 'Accounts and sessions' },
         { name: 'user', description: "The caller's own records" },
         { name: 'admin', description: 'Administration (admin role)' },
+        { name: 'integrations', description: 'Installed integrations and the caller\'s connections to them (OAuth or credentials)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -1,8 +1,11 @@
 import type { Config } from './config.js';
+import { SecretBox } from './crypto/secret-box.js';
 import { migrateToLatest, openDatabase, type MainDatabase } from './db/database.js';
 import { SessionService } from './sessions/service.js';
 import type { SessionStore } from './sessions/store.js';
 import { openSessionStore } from './sessions/stores/open.js';
+import { UserIntegrationsRepository } from './integrations/repository.js';
+import { UserIntegrationsService } from './integrations/service.js';
 import { UsersRepository } from './users/repository.js';
 
 export interface Services {
@@ -10,6 +13,7 @@ export interface Services {
   store: SessionStore;
   users: UsersRepository;
   sessions: SessionService;
+  userIntegrations: UserIntegrationsService;
   close(): Promise<void>;
 }
 
@@ -28,11 +32,17 @@ export async function openServices(config: Config): Promise<Services> {
   const store = openSessionStore(config.sessionStoreUrl);
   const users = new UsersRepository(database);
   const sessions = new SessionService({ store, findUser: (input) => users.findById(input), config: config.session });
+  const userIntegrations = new UserIntegrationsService({
+    repository: new UserIntegrationsRepository(database),
+    box: new SecretBox(config.encryptionKeys),
+    config,
+  });
   return {
     database,
     store,
     users,
     sessions,
+    userIntegrations,
     async close() {
       await store.close();
       await database.close();

@@ -133,6 +133,26 @@ export const commands: Record<string, Command> = {
   },
 };
 
+commands['integrations reencrypt'] = {
+  args: [],
+  summary: 'seal every stored integration credential again under the newest ENCRYPTION_KEYS key',
+  run: ({ config, io }) =>
+    withServices(config, async (services) => {
+      const { UnknownKeyError } = await import('../crypto/secret-box.js');
+      let outcome;
+      try {
+        outcome = await services.userIntegrations.reencryptAll();
+      } catch (err) {
+        if (!(err instanceof UnknownKeyError)) throw err;
+        throw new CommandFailed(
+          `a record is sealed under key id ${err.keyId}, which is not in ENCRYPTION_KEYS: list the old key after the new one and run again`,
+        );
+      }
+      const { resealed, total } = outcome;
+      io.out(`Re-encrypted ${plural(resealed, 'integration record')} (${total - resealed} already under the newest key).`);
+    }),
+};
+
 export function usageOf(name: string): string {
   return ['trove', name, ...commands[name]!.args.map((a) => `<${a}>`)].join(' ');
 }

@@ -4,18 +4,26 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdminRequiredError,
+  CredentialsInvalidError,
   DomainError,
   EmailTakenError,
+  IntegrationAlreadyConnectedError,
+  IntegrationNotConfiguredError,
+  IntegrationNotFoundError,
   InvalidCredentialsError,
   InvalidCsrfTokenError,
   InvalidInputError,
   InvalidSessionError,
   NoSessionCookieError,
+  NotYourAccountError,
   NotYourSessionError,
+  OAuthNotSupportedError,
+  OAuthOnlyIntegrationError,
   SessionExpiredError,
   SessionNotFoundError,
   SessionUserNotFoundError,
   TooManyLoginAttemptsError,
+  UserIntegrationNotFoundError,
   UserNotFoundError,
   WeakPasswordError,
 } from '../domain-errors.js';
@@ -33,12 +41,20 @@ const statusOf = new Map<ErrorClass, number>([
   [InvalidCredentialsError, 401],
   [InvalidInputError, 400],
   [WeakPasswordError, 400],
+  [OAuthNotSupportedError, 400],
+  [OAuthOnlyIntegrationError, 400],
+  [CredentialsInvalidError, 400],
   [InvalidCsrfTokenError, 403],
   [NotYourSessionError, 403],
   [AdminRequiredError, 403],
+  [NotYourAccountError, 403],
   [UserNotFoundError, 404],
   [SessionNotFoundError, 404],
+  [IntegrationNotFoundError, 404],
+  [UserIntegrationNotFoundError, 404],
   [EmailTakenError, 409],
+  [IntegrationAlreadyConnectedError, 409],
+  [IntegrationNotConfiguredError, 503],
   [TooManyLoginAttemptsError, 429],
 ]);
 
@@ -71,6 +87,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       if (isGuardError(err)) clearSessionCookie(reply, app.troveConfig.session);
       if (err instanceof TooManyLoginAttemptsError) reply.header('retry-after', String(err.retryAfterSeconds));
       if (status === 500) request.log.error({ err }, 'domain error without a status');
+      if (err instanceof IntegrationNotConfiguredError) {
+        request.log.error({ variable: err.variable }, `integration not configured: ${err.variable} is not set`);
+      }
       return sendError(request, reply, status, status === 500 ? 'Internal Server Error' : err.message);
     }
     const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;

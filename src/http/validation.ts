@@ -40,6 +40,15 @@ function describe(error: ErrorObject, dataVar: string): string {
   }
 }
 
+/**
+ * A validator for a schema that is data rather than a route's (an integration's credentials),
+ * with the same rules as bodies; failures come back as one message naming the field under `at`.
+ */
+export function compileDataValidator(schema: object, at: string): (data: unknown) => string | undefined {
+  const validate = bodyAjv.compile(schema);
+  return (data) => (validate(data) ? undefined : (validate.errors ?? []).map((e) => describe(e, at)).join('; ') || `${at} is invalid`);
+}
+
 /** Messages that name the field, e.g. `body/email must be a valid email address`. */
 export function schemaErrorFormatter(errors: ErrorObject[], dataVar: string): Error {
   return new Error(errors.map((e) => describe(e, dataVar)).join('; '));

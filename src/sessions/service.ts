@@ -147,6 +147,13 @@ export class SessionService {
     if (cookieValue && looksLikeCookieValue(cookieValue)) await this.deps.store.deleteByKey({ key: this.keyOf(cookieValue) });
   }
 
+  /** Whether the session with this store key exists and is within both its expiries; records no access. */
+  async isLive(input: { key: string }): Promise<boolean> {
+    const session = await this.deps.store.findByKey(input);
+    const now = this.now();
+    return !!session && session.expiresAt >= now && session.lastAccessedAt >= now - this.deps.config.idleTimeout * 1000;
+  }
+
   async end(input: { key: string }): Promise<void> {
     await this.deps.store.deleteByKey(input);
   }

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { STATUS_CODES } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -30,7 +31,7 @@ export interface RunningTrove {
  * Starts the real server on 127.0.0.1 on a free port, with a fresh DATA_DIR and
  * the given environment on top of the defaults.
  */
-export async function startTrove(env: Record<string, string> = {}): Promise<RunningTrove> {
+export async function startTrove(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<RunningTrove> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'trove-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env });
   const logs: LogLine[] = [];
@@ -41,7 +42,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Runn
     },
   });
   const trove = await createTrove(config, { level: config.logLevel, stream });
-  await trove.app.listen({ host: '127.0.0.1', port: 0 });
+  await trove.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = trove.app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   const baseUrl = `http://127.0.0.1:${address.port}`;
@@ -127,6 +128,18 @@ function agentFor(localAddress: string): Agent {
   // The Client option, not `connect.localAddress`: undici overrides the latter with the former (null).
   if (!agent) agents.set(localAddress, (agent = new Agent({ localAddress })));
   return agent;
+}
+
+/**
+ * A port free right now, for a server whose own URL must be in its configuration before it
+ * listens (OAUTH_REDIRECT_BASE_URL); pass it to startTrove's `port`.
+ */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 let counter = 0;

@@ -1,0 +1,134 @@
+/** Fetches a feed's bytes with bounds a Raspberry Pi can afford: a deadline and a size cap. */
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+
+const USER_AGENT = 'Trove/0.1 (self-hosted personal search; feed reader)';
+const ACCEPT =
+  'application/rss+xml, application/atom+xml, application/rdf+xml, application/feed+json;q=0.9, ' +
+  'application/xml;q=0.8, text/xml;q=0.8, */*;q=0.1';
+
+/** A failure to fetch, with a reason a person can act on. `auth` marks a refused username or password. */
+export class FeedFetchError extends Error {
+  override name = 'FeedFetchError';
+  constructor(
+    message: string,
+    readonly auth = false,
+  ) {
+    super(message);
+  }
+}
+
+export interface FetchFeedInput {
+  url: URL;
+  username?: string;
+  password?: string;
+  timeoutMs: number;
+  maxBytes: number;
+  /** Aborts with the instance (shutdown). */
+  signal?: AbortSignal;
+}
+
+export async function fetchFeed(input: FetchFeedInput): Promise<string> {
+  const timeout = AbortSignal.timeout(input.timeoutMs);
+  const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: ACCEPT };
+  const withCredentials = input.username !== undefined;
+  if (withCredentials) {
+    const pair = `${input.username}:${input.password ?? ''}`;
+    headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+  }
+  try {
+    // fetch follows redirects only to http and https (any other scheme is a network error),
+    // and drops the authorization header when a redirect leaves the origin.
+    const response = await fetch(input.url, { headers, signal, redirect: 'follow' });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw statusError(response.status, withCredentials);
+    }
+    const bytes = await readCapped(response, input.maxBytes);
+    return decode(bytes, response.headers.get('content-type'));
+  } catch (error) {
+    throw explain(error, timeout, input);
+  }
+}
+
+function statusError(status: number, withCredentials: boolean): FeedFetchError {
+  if (status === 401) {
+    return withCredentials
+      ? new FeedFetchError('Feed did not accept the username and password (HTTP 401)', true)
+      : new FeedFetchError('Feed requires a username and password (HTTP 401)', true);
+  }
+  if (status === 403) return new FeedFetchError('Feed refused access (HTTP 403)', true);
+  return new FeedFetchError(`Feed could not be fetched: HTTP ${status}`);
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = () => new FeedFetchError(`Feed is larger than ${formatBytes(maxBytes)}`);
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return new Uint8Array(0);
+  // Counted as it streams: a missing or lying content-length, or an endless body, stops at the cap.
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+// XML names its encoding in its declaration; HTTP's charset wins when both are given (RFC 7303).
+function decode(bytes: Uint8Array, contentType: string | null): string {
+  const head = Buffer.from(bytes.subarray(0, 200)).toString('latin1');
+  const label =
+    /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType ?? '')?.[1] ??
+    /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ??
+    'utf-8';
+  try {
+    return new TextDecoder(label).decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+function explain(error: unknown, timeout: AbortSignal, input: FetchFeedInput): Error {
+  if (error instanceof FeedFetchError) return error;
+  if (timeout.aborted) return new FeedFetchError(`Feed did not answer within ${formatSeconds(input.timeoutMs)}`);
+  if (input.signal?.aborted) return new FeedFetchError('Feed fetch was cancelled because Trove is shutting down');
+  // Only the cause's code is shown: undici's messages can be long, and are not written for people.
+  const code = networkCode(error);
+  return new FeedFetchError(code ? `Feed could not be reached: ${code}` : 'Feed could not be reached');
+}
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+export function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  if (mib >= 1) return `${Number(mib.toFixed(1))} MiB`;
+  const kib = bytes / 1024;
+  if (kib >= 1) return `${Number(kib.toFixed(1))} KiB`;
+  return `${bytes} bytes`;
+}
