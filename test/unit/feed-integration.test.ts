@@ -61,6 +61,8 @@ beforeAll(async () => {
         return send(res, rss, fixture('rss2.xml'));
       case '/atom.xml':
         return send(res, 'application/atom+xml', fixture('atom.xml'));
+      case '/feed.json':
+        return send(res, 'application/feed+json', fixture('feed.json'));
       case '/rdf.xml':
         return send(res, 'application/rdf+xml', fixture('rdf.xml'));
       case '/latin1.xml':
@@ -244,6 +246,28 @@ describe('feed integration: reading feeds', () => {
         date: '2026-02-01T08:00:00.000Z',
         url: 'https://workshop.example/entries/6',
         text: 'Clamp evenly, wipe squeeze-out & wait.',
+      },
+      {
+        externalId: 'tag:workshop.example,2026:entry-5',
+        kind: 'feed',
+        title: 'Dovetails, by hand',
+        from: 'Cleo Maker',
+        date: '2026-01-20T21:45:00.000Z',
+        text: 'Mark & saw. Chisel the <waste>.',
+      },
+    ]);
+  });
+
+  it('maps JSON Feed items too', async () => {
+    expect(await start(feed('/feed.json'))).toEqual([
+      {
+        externalId: 'kitchen-3',
+        kind: 'feed',
+        title: 'Sourdough, again',
+        from: 'Fay Baker',
+        date: '2026-04-02T05:00:00.000Z',
+        url: 'https://kitchen.example/3',
+        text: 'Starter at day 5.',
       },
     ]);
   });
