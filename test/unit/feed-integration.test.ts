@@ -67,6 +67,11 @@ beforeAll(async () => {
         return send(res, 'application/rdf+xml', fixture('rdf.xml'));
       case '/latin1.xml':
         return send(res, 'text/xml', fixture('latin1.xml'));
+      case '/utf16.xml': {
+        // Says ISO-8859-1 in its declaration, but the byte order mark is what holds.
+        const xml = fixture('rss2.xml').toString('utf8').replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
+        return send(res, 'application/xml', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]));
+      }
       case '/broken.xml':
         return send(res, 'application/xml', fixture('broken.xml'));
       case '/page.html':
@@ -286,9 +291,11 @@ describe('feed integration: reading feeds', () => {
     ]);
   });
 
-  it('decodes the encoding the XML declares', async () => {
+  it('decodes the encoding the XML declares, or its byte order mark', async () => {
     const [entry] = await start(feed('/latin1.xml'));
     expect(entry).toMatchObject({ title: 'Café crème', text: 'Déjà vu à Zürich.' });
+    const [first] = await start(feed('/utf16.xml'));
+    expect(first).toMatchObject({ title: 'Tomatoes & basil', text: expect.stringContaining('today — "San Marzano"') });
   });
 
   it('skips entries already stored, asking by external id', async () => {

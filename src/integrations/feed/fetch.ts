@@ -120,10 +120,12 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
   return Buffer.concat(chunks, total);
 }
 
-// XML names its encoding in its declaration; HTTP's charset wins when both are given (RFC 7303).
+// A byte order mark settles the encoding; otherwise HTTP's charset wins over the XML
+// declaration's (RFC 7303), and UTF-8 is XML's default.
 function decode(bytes: Uint8Array, contentType: string | null): string {
   const head = Buffer.from(bytes.subarray(0, 200)).toString('latin1');
   const label =
+    bomEncoding(bytes) ??
     /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType ?? '')?.[1] ??
     /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ??
     'utf-8';
@@ -132,6 +134,13 @@ function decode(bytes: Uint8Array, contentType: string | null): string {
   } catch {
     return new TextDecoder('utf-8').decode(bytes);
   }
+}
+
+function bomEncoding(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  return undefined;
 }
 
 function explain(error: unknown, timeout: AbortSignal, input: FetchFeedInput): Error {
