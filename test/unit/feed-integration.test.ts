@@ -415,6 +415,9 @@ describe('feed integration: reasons a person can act on', () => {
     await expect(start(feed('/private.xml'))).rejects.toBeInstanceOf(CredentialsRejectedError);
     await expect(start(feed('/forbidden', { username: 'alice' }))).rejects.toBeInstanceOf(CredentialsRejectedError);
     await expect(start(feed('/forbidden'))).rejects.not.toBeInstanceOf(CredentialsRejectedError);
+    await expect(start(new FeedIntegration({ url: 'ftp://x/' }, undefined, runtime))).rejects.toBeInstanceOf(
+      CredentialsRejectedError,
+    );
     const error = await start(feed('/missing.xml')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FeedFetchError);
     expect(error).not.toBeInstanceOf(CredentialsRejectedError);
