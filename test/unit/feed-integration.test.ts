@@ -11,6 +11,7 @@ import {
   type TaskOutput,
 } from '../../src/integrations/contract.js';
 import FeedIntegration, { FeedFetchError, type FeedRuntime } from '../../src/integrations/feed/index.js';
+import { DEFAULT_TIMEOUT_MS, formatSeconds, mayReceiveLogin } from '../../src/integrations/feed/fetch.js';
 import { htmlToText } from '../../src/integrations/feed/text.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -25,7 +26,9 @@ const settings: IntegrationRuntime['settings'] = { envPrefix: 'FEED' };
 const runtime: FeedRuntime = { settings, timeoutMs: 300, maxBytes: 64 * 1024 };
 
 let server: Server;
+let other: Server;
 let base: string;
+let otherBase: string;
 let closedPortUrl: string;
 const seen: { path: string; headers: IncomingHttpHeaders }[] = [];
 
@@ -58,10 +61,17 @@ beforeAll(async () => {
         return send(res, rss, fixture('rss2.xml'));
       case '/atom.xml':
         return send(res, 'application/atom+xml', fixture('atom.xml'));
+      case '/feed.json':
+        return send(res, 'application/feed+json', fixture('feed.json'));
       case '/rdf.xml':
         return send(res, 'application/rdf+xml', fixture('rdf.xml'));
       case '/latin1.xml':
         return send(res, 'text/xml', fixture('latin1.xml'));
+      case '/utf16.xml': {
+        // Says ISO-8859-1 in its declaration, but the byte order mark is what holds.
+        const xml = fixture('rss2.xml').toString('utf8').replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
+        return send(res, 'application/xml', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]));
+      }
       case '/broken.xml':
         return send(res, 'application/xml', fixture('broken.xml'));
       case '/page.html':
@@ -75,6 +85,20 @@ beforeAll(async () => {
       case '/redirect':
         res.writeHead(302, { location: '/rss.xml' });
         return res.end();
+      case '/to-private':
+        res.writeHead(307, { location: '/private.xml' });
+        return res.end();
+      case '/to-other-origin':
+        res.writeHead(302, { location: `${otherBase}/rss.xml` });
+        return res.end();
+      case '/loop':
+        res.writeHead(302, { location: '/loop' });
+        return res.end();
+      case '/forbidden':
+        return send(res, 'text/plain', 'no robots', 403);
+      case '/stall-body':
+        res.writeHead(200, { 'content-type': rss });
+        return res.write('<?xml version="1.0"?><rss version="2.0"><channel>');
       case '/redirect-ftp':
         res.writeHead(301, { location: 'ftp://127.0.0.1/feed.xml' });
         return res.end();
@@ -94,6 +118,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  other = createServer((req, res) => {
+    seen.push({ path: `other${req.url}`, headers: req.headers });
+    send(res, 'application/rss+xml', fixture('rss2.xml'));
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   closedPortUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/feed.xml`;
@@ -101,8 +132,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const s of [server, other]) {
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
 });
 
 const feed = (path: string, extra: Record<string, unknown> = {}, rt: FeedRuntime = runtime) =>
@@ -219,6 +252,28 @@ describe('feed integration: reading feeds', () => {
         url: 'https://workshop.example/entries/6',
         text: 'Clamp evenly, wipe squeeze-out & wait.',
       },
+      {
+        externalId: 'tag:workshop.example,2026:entry-5',
+        kind: 'feed',
+        title: 'Dovetails, by hand',
+        from: 'Cleo Maker',
+        date: '2026-01-20T21:45:00.000Z',
+        text: 'Mark & saw. Chisel the <waste>.',
+      },
+    ]);
+  });
+
+  it('maps JSON Feed items too', async () => {
+    expect(await start(feed('/feed.json'))).toEqual([
+      {
+        externalId: 'kitchen-3',
+        kind: 'feed',
+        title: 'Sourdough, again',
+        from: 'Fay Baker',
+        date: '2026-04-02T05:00:00.000Z',
+        url: 'https://kitchen.example/3',
+        text: 'Starter at day 5.',
+      },
     ]);
   });
 
@@ -236,9 +291,11 @@ describe('feed integration: reading feeds', () => {
     ]);
   });
 
-  it('decodes the encoding the XML declares', async () => {
+  it('decodes the encoding the XML declares, or its byte order mark', async () => {
     const [entry] = await start(feed('/latin1.xml'));
     expect(entry).toMatchObject({ title: 'Café crème', text: 'Déjà vu à Zürich.' });
+    const [first] = await start(feed('/utf16.xml'));
+    expect(first).toMatchObject({ title: 'Tomatoes & basil', text: expect.stringContaining('today — "San Marzano"') });
   });
 
   it('skips entries already stored, asking by external id', async () => {
@@ -269,6 +326,26 @@ describe('feed integration: reading feeds', () => {
     const integration = feed('/private.xml', { username: 'alice', password: 's3cret pass' });
     expect(await integration.validateAuthentication()).toBe(true);
     expect(await start(integration)).toHaveLength(3);
+    expect(await feed('/to-private', { username: 'alice', password: 's3cret pass' }).validateAuthentication()).toBe(true);
+  });
+
+  it('does not send the login to another origin a redirect points to', async () => {
+    expect(await feed('/to-other-origin', { username: 'alice', password: 's3cret pass' }).validateAuthentication()).toBe(
+      true,
+    );
+    const first = seen.filter((r) => r.path === '/to-other-origin').at(-1)!;
+    const redirected = seen.filter((r) => r.path === 'other/rss.xml').at(-1)!;
+    expect(first.headers.authorization).toMatch(/^Basic /);
+    expect(redirected.headers.authorization).toBeUndefined();
+  });
+
+  it('keeps the login for the same origin and its https upgrade only', () => {
+    const given = new URL('http://feeds.example/a.xml');
+    expect(mayReceiveLogin(given, new URL('http://feeds.example/b.xml'))).toBe(true);
+    expect(mayReceiveLogin(given, new URL('https://feeds.example/a.xml'))).toBe(true);
+    expect(mayReceiveLogin(given, new URL('https://cdn.example/a.xml'))).toBe(false);
+    expect(mayReceiveLogin(given, new URL('http://feeds.example:8080/a.xml'))).toBe(false);
+    expect(mayReceiveLogin(new URL('https://feeds.example/a.xml'), new URL('http://feeds.example/a.xml'))).toBe(false);
   });
 
   it('accepts a valid feed with no entries', async () => {
@@ -300,7 +377,10 @@ describe('feed integration: reasons a person can act on', () => {
     ['/slow', {}, 'Feed did not answer within 0.3 s'],
     ['/endless', {}, 'Feed is larger than 64 KiB'],
     ['/declared-huge', {}, 'Feed is larger than 64 KiB'],
-    ['/redirect-ftp', {}, 'Feed could not be reached'],
+    ['/forbidden', {}, 'Feed refused access (HTTP 403)'],
+    ['/stall-body', {}, 'Feed did not answer within 0.3 s'],
+    ['/redirect-ftp', {}, 'Feed redirected to an address that is not http or https'],
+    ['/loop', {}, 'Feed redirected more than 5 times'],
   ])('%s %j -> "%s"', async (path, extra, reason) => {
     const error = await rejection(feed(path, extra));
     expect(error.message).toBe(reason);
@@ -309,14 +389,15 @@ describe('feed integration: reasons a person can act on', () => {
 
   it('names the network error when nothing listens', async () => {
     const error = await rejection(new FeedIntegration({ url: closedPortUrl }, undefined, runtime));
-    expect(error.message).toBe('Feed could not be reached: ECONNREFUSED');
+    expect(error.message).toBe('Feed could not be reached: ECONNREFUSED (connection refused)');
   });
 
-  it('says 15 s and 10 MiB by default', async () => {
-    const slow = feed('/slow', {}, { settings, timeoutMs: 200 });
-    expect((await rejection(slow)).message).toBe('Feed did not answer within 0.2 s');
+  it('states the limits in force: 10 MiB by default, the runtime timeout', async () => {
     const big = feed('/declared-huge', {}, { settings });
     expect((await rejection(big)).message).toBe('Feed is larger than 10 MiB');
+    const slow = feed('/slow', {}, { settings, timeoutMs: 200 });
+    expect((await rejection(slow)).message).toBe('Feed did not answer within 0.2 s');
+    expect(formatSeconds(DEFAULT_TIMEOUT_MS)).toBe('15 s');
   });
 
   it.each([
@@ -332,6 +413,11 @@ describe('feed integration: reasons a person can act on', () => {
 
   it('fails a sync with CredentialsRejectedError only when the login is refused', async () => {
     await expect(start(feed('/private.xml'))).rejects.toBeInstanceOf(CredentialsRejectedError);
+    await expect(start(feed('/forbidden', { username: 'alice' }))).rejects.toBeInstanceOf(CredentialsRejectedError);
+    await expect(start(feed('/forbidden'))).rejects.not.toBeInstanceOf(CredentialsRejectedError);
+    await expect(start(new FeedIntegration({ url: 'ftp://x/' }, undefined, runtime))).rejects.toBeInstanceOf(
+      CredentialsRejectedError,
+    );
     const error = await start(feed('/missing.xml')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FeedFetchError);
     expect(error).not.toBeInstanceOf(CredentialsRejectedError);

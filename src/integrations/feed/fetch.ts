@@ -19,6 +19,9 @@ export class FeedFetchError extends Error {
   }
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
 export interface FetchFeedInput {
   url: URL;
   username?: string;
@@ -32,19 +35,11 @@ export interface FetchFeedInput {
 export async function fetchFeed(input: FetchFeedInput): Promise<string> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
   const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
-  const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: ACCEPT };
-  const withCredentials = input.username !== undefined;
-  if (withCredentials) {
-    const pair = `${input.username}:${input.password ?? ''}`;
-    headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
-  }
   try {
-    // fetch follows redirects only to http and https (any other scheme is a network error),
-    // and drops the authorization header when a redirect leaves the origin.
-    const response = await fetch(input.url, { headers, signal, redirect: 'follow' });
+    const { response, sentLogin } = await follow(input, signal);
     if (!response.ok) {
       await response.body?.cancel();
-      throw statusError(response.status, withCredentials);
+      throw statusError(response.status, sentLogin);
     }
     const bytes = await readCapped(response, input.maxBytes);
     return decode(bytes, response.headers.get('content-type'));
@@ -53,13 +48,50 @@ export async function fetchFeed(input: FetchFeedInput): Promise<string> {
   }
 }
 
+/**
+ * Follows redirects by hand rather than with fetch's own: so that a redirect elsewhere than http
+ * or https gets a reason of its own, and the login is sent only to the origin it was given for.
+ */
+async function follow(input: FetchFeedInput, signal: AbortSignal): Promise<{ response: Response; sentLogin: boolean }> {
+  let url = input.url;
+  for (let hop = 0; ; hop++) {
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: ACCEPT };
+    const sentLogin = input.username !== undefined && mayReceiveLogin(input.url, url);
+    if (sentLogin) {
+      const pair = `${input.username}:${input.password ?? ''}`;
+      headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+    }
+    const response = await fetch(url, { headers, signal, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (!REDIRECTS.has(response.status) || location === null) return { response, sentLogin };
+    await response.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new FeedFetchError(`Feed redirected more than ${MAX_REDIRECTS} times`);
+    try {
+      url = new URL(location, url);
+    } catch {
+      throw new FeedFetchError('Feed redirected to an address that is not valid');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new FeedFetchError('Feed redirected to an address that is not http or https');
+    }
+  }
+}
+
+// The origin the person named; also its https version, since moving a feed to https is common and
+// safer, not a different site.
+export function mayReceiveLogin(given: URL, current: URL): boolean {
+  if (current.origin === given.origin) return true;
+  return given.protocol === 'http:' && current.protocol === 'https:' && current.host === given.host;
+}
+
 function statusError(status: number, withCredentials: boolean): FeedFetchError {
   if (status === 401) {
     return withCredentials
       ? new FeedFetchError('Feed did not accept the username and password (HTTP 401)', true)
       : new FeedFetchError('Feed requires a username and password (HTTP 401)', true);
   }
-  if (status === 403) return new FeedFetchError('Feed refused access (HTTP 403)', true);
+  // Without a login, a 403 is a site refusing robots or a region, not something a password fixes.
+  if (status === 403) return new FeedFetchError('Feed refused access (HTTP 403)', withCredentials);
   return new FeedFetchError(`Feed could not be fetched: HTTP ${status}`);
 }
 
@@ -88,10 +120,12 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
   return Buffer.concat(chunks, total);
 }
 
-// XML names its encoding in its declaration; HTTP's charset wins when both are given (RFC 7303).
+// A byte order mark settles the encoding; otherwise HTTP's charset wins over the XML
+// declaration's (RFC 7303), and UTF-8 is XML's default.
 function decode(bytes: Uint8Array, contentType: string | null): string {
   const head = Buffer.from(bytes.subarray(0, 200)).toString('latin1');
   const label =
+    bomEncoding(bytes) ??
     /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType ?? '')?.[1] ??
     /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([\w.:-]+)["']/.exec(head)?.[1] ??
     'utf-8';
@@ -102,14 +136,39 @@ function decode(bytes: Uint8Array, contentType: string | null): string {
   }
 }
 
+function bomEncoding(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  return undefined;
+}
+
 function explain(error: unknown, timeout: AbortSignal, input: FetchFeedInput): Error {
   if (error instanceof FeedFetchError) return error;
   if (timeout.aborted) return new FeedFetchError(`Feed did not answer within ${formatSeconds(input.timeoutMs)}`);
   if (input.signal?.aborted) return new FeedFetchError('Feed fetch was cancelled because Trove is shutting down');
   // Only the cause's code is shown: undici's messages can be long, and are not written for people.
   const code = networkCode(error);
-  return new FeedFetchError(code ? `Feed could not be reached: ${code}` : 'Feed could not be reached');
+  if (!code) return new FeedFetchError('Feed could not be reached');
+  const hint = HINTS[code];
+  return new FeedFetchError(`Feed could not be reached: ${code}${hint ? ` (${hint})` : ''}`);
 }
+
+const HINTS: Record<string, string> = {
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the name could not be looked up now',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate is not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another name',
+};
 
 function networkCode(error: unknown): string | undefined {
   let current: unknown = error;

@@ -28,16 +28,12 @@ export interface FeedRuntime extends IntegrationRuntime {
   maxBytes?: number;
 }
 
-interface Target {
-  url: URL;
-  username?: string;
-  password?: string;
-}
+type Target = { url: URL; username?: string; password?: string } | { problem: string };
 
 export default class FeedIntegration implements Integration {
   static readonly manifest = manifest;
 
-  readonly #target: Target | string;
+  readonly #target: Target;
   readonly #contentExists: ContentExistsChecker | undefined;
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
@@ -85,7 +81,8 @@ export default class FeedIntegration implements Integration {
   }
 
   async #read(): Promise<TaskOutput[]> {
-    if (typeof this.#target === 'string') throw new FeedFetchError(this.#target);
+    // Marked as an auth failure: a wrong address, like a wrong password, waits for the person.
+    if ('problem' in this.#target) throw new FeedFetchError(this.#target.problem, true);
     const body = await fetchFeed({
       ...this.#target,
       timeoutMs: this.#timeoutMs,
@@ -101,7 +98,7 @@ export default class FeedIntegration implements Integration {
     for (const output of outputs) {
       if (seen.has(output.externalId)) continue;
       seen.add(output.externalId);
-      // One at a time: the checker reads the database, which on a Pi is a shared SD card.
+      // One at a time: each check is a database read, and a feed can hold hundreds of entries.
       if (this.#contentExists && (await this.#contentExists({ externalId: output.externalId }))) continue;
       fresh.push(output);
     }
@@ -121,25 +118,25 @@ function parse(body: string): AnyFeed<string> {
 }
 
 /** The address and login from stored credentials, or why they cannot be used. */
-function target(credentials: Credentials): Target | string {
+function target(credentials: Credentials): Target {
   const { url, username, password } = credentials;
-  if (typeof url !== 'string' || url.trim() === '') return 'The feed address is missing';
+  if (typeof url !== 'string' || url.trim() === '') return { problem: 'The feed address is missing' };
   let parsed: URL;
   try {
     parsed = new URL(url.trim());
   } catch {
-    return 'The feed address is not a valid URL';
+    return { problem: 'The feed address is not a valid URL' };
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return 'The feed address must start with http:// or https://';
+    return { problem: 'The feed address must start with http:// or https://' };
   }
   // fetch refuses such URLs, and a password in an address ends up in logs.
   if (parsed.username || parsed.password) {
-    return 'Put the username and password in their own fields, not in the feed address';
+    return { problem: 'Put the username and password in their own fields, not in the feed address' };
   }
-  if (password !== undefined && username === undefined) return 'A password was given without a username';
-  if (username !== undefined && typeof username !== 'string') return 'The username must be text';
-  if (password !== undefined && typeof password !== 'string') return 'The password must be text';
+  if (password !== undefined && username === undefined) return { problem: 'A password was given without a username' };
+  if (username !== undefined && typeof username !== 'string') return { problem: 'The username must be text' };
+  if (password !== undefined && typeof password !== 'string') return { problem: 'The password must be text' };
   return {
     url: parsed,
     ...(typeof username === 'string' ? { username } : {}),
