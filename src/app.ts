@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
 import { authRoutes } from './auth/routes.js';
 import type { AuthService } from './auth/service.js';
 import type { Config } from './config.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   auth: AuthService;
   logger: FastifyServerOptions['logger'];
   inFlight: InFlight;
+  /** A shared Redis for the login rate limit (several processes); in-process counters when absent. */
+  rateLimit?: { redis: Redis; nameSpace: string } | undefined;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -67,7 +70,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerResponseHeaders(app, { https: config.session.secure });
   await app.register(cookie);
-  await app.register(rateLimit, { global: false, cache: 50_000 });
+  await app.register(rateLimit, {
+    global: false,
+    cache: 50_000,
+    ...(deps.rateLimit ? { redis: deps.rateLimit.redis, nameSpace: deps.rateLimit.nameSpace } : {}),
+  });
   liftCsrfTokenField(app);
   await registerOpenApi(app, version);
 

@@ -49,3 +49,15 @@ export class NotYourSessionError extends DomainError {
 }
 /** A request parameter that passed the schema but makes no sense (a forged cursor, say). */
 export class InvalidInputError extends DomainError {}
+
+/**
+ * A server Trove depends on (the session store, the main database) cannot be reached or did
+ * not answer in time. Answered 503; the request may be retried once the server is back.
+ */
+export class ServiceUnavailableError extends DomainError {}
+export class SessionStoreUnavailableError extends ServiceUnavailableError {
+  constructor(options?: { cause?: unknown }) { super('Session store unavailable', options); }
+}
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(options?: { cause?: unknown }) { super('Database unavailable', options); }
+}

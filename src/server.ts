@@ -19,7 +19,15 @@ export async function createTrove(config: Config, logger: FastifyServerOptions['
   const services = await openServices(config);
   const auth = new AuthService({ users: services.users, sessions: services.sessions });
   const inFlight = new InFlight();
-  const app = await buildApp({ config, users: services.users, sessions: services.sessions, auth, logger, inFlight });
+  const app = await buildApp({
+    config,
+    users: services.users,
+    sessions: services.sessions,
+    auth,
+    logger,
+    inFlight,
+    rateLimit: services.rateLimit,
+  });
   const stopPurge = startSessionPurge(services.sessions, config.session.purgeInterval, app.log);
   let closing: Promise<void> | undefined;
   return {

@@ -14,12 +14,14 @@ import {
   NotYourSessionError,
   SessionExpiredError,
   SessionNotFoundError,
+  ServiceUnavailableError,
   SessionUserNotFoundError,
   TooManyLoginAttemptsError,
   UserNotFoundError,
   WeakPasswordError,
 } from '../domain-errors.js';
 import { HashingAbandonedError } from '../crypto/passwords.js';
+import { OutageLog } from './outage-log.js';
 import { clearSessionCookie } from './session-cookie.js';
 
 type ErrorClass = new (...args: never[]) => DomainError;
@@ -61,7 +63,13 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, statusCo
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  const outages = new OutageLog();
   app.setErrorHandler((err: FastifyError | DomainError, request, reply) => {
+    if (err instanceof ServiceUnavailableError) {
+      // Expected while a server is down: no stack, and one log line per outage rather than per request.
+      outages.report(request.log, err);
+      return sendError(request, reply, 503, err.message);
+    }
     if (err instanceof HashingAbandonedError) {
       request.log.info('client left before its password could be checked; work skipped');
       return sendError(request, reply, 499, 'Client closed request');
