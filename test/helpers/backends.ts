@@ -13,7 +13,7 @@ export const PG_ADMIN_URL = process.env.TROVE_TEST_PG_URL ?? 'postgres://postgre
 export const REDIS_URL = process.env.TROVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface ServicesBackend {
-  /** DATABASE_URL, SESSION_STORE_URL and SESSION_STORE_PREFIX for a Trove (or several) on this backend. */
+  /** DATABASE_URL, SESSION_STORE_URL, SESSION_STORE_PREFIX and the shared secrets for a Trove (or several) on this backend. */
   env: Record<string, string>;
   databaseName: string;
   prefix: string;
@@ -64,6 +64,9 @@ export async function createServicesBackend(options: { redisUrl?: string; pgUrl?
     databaseName,
     prefix,
     env: {
+      // Every process of one deployment shares these, or a cookie made by one is unknown to another.
+      SESSION_SECRET: randomBytes(32).toString('base64url'),
+      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       DATABASE_URL: withDatabase(options.pgUrl ?? PG_ADMIN_URL, databaseName),
       SESSION_STORE_URL: redisUrl,
       SESSION_STORE_PREFIX: prefix,

@@ -40,7 +40,7 @@ export async function startTrove(env: Record<string, string> = {}): Promise<Runn
   const dataDir = mkdtempSync(path.join(tmpdir(), 'trove-test-'));
   let owned: ServicesBackend | undefined;
   if (testBackend === 'services' && env.DATABASE_URL === undefined) owned = await createServicesBackend();
-  const backendEnv = owned?.env ?? pick(env, ['DATABASE_URL', 'SESSION_STORE_URL', 'SESSION_STORE_PREFIX']);
+  const backendEnv = owned?.env ?? pick(env, ['DATABASE_URL', 'SESSION_STORE_URL', 'SESSION_STORE_PREFIX', 'SESSION_SECRET', 'ENCRYPTION_KEY']);
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...backendEnv, ...env });
   const logs: LogLine[] = [];
   const stream = new Writable({
