@@ -84,7 +84,7 @@ describe('admin CLI on the data directory of a running server', SLOW, () => {
   it('fails with one line and no stack: exit 1 for an unknown email or bad configuration, 2 for an unknown command', async () => {
     const [unknownUser, badConfig, unknownCommand] = await Promise.all([
       cli(server, 'users', 'grant-admin', 'nobody@example.com'),
-      cliWithEnv({ NODE_ENV: 'production', OAUTH_REDIRECT_BASE_URL: 'https://trove.example.com' }, server, 'users', 'list'),
+      cliWithEnv({ NODE_ENV: 'production', OAUTH_REDIRECT_BASE_URL: 'https://trove.example.com', SESSION_SECRET: '' }, server, 'users', 'list'),
       cli(server, 'users', 'frobnicate'),
     ]);
     expect(unknownUser.code).toBe(1);
