@@ -20,7 +20,7 @@ export interface Services {
 
 /** Migrates, turning "the database is not there" into a one-line message naming DATABASE_URL. */
 export async function openMigratedDatabase(url: string): Promise<{ database: MainDatabase; ran: string[] }> {
-  const database = openDatabase(url);
+  const database = await openDatabase(url);
   try {
     return { database, ran: await migrateToLatest(database) };
   } catch (err) {

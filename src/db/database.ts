@@ -1,6 +1,5 @@
 import { Kysely, Migrator, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import { migrations } from './migrations/index.js';
-import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite-file.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -21,7 +20,8 @@ export interface MainDatabase {
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string): MainDatabase {
+/** Opens the main database named by DATABASE_URL. pg is loaded only when it is PostgreSQL, sparing its memory on a Pi. */
+export async function openDatabase(url: string): Promise<MainDatabase> {
   if (url.startsWith('sqlite:')) {
     const handle = openSqlite(url, 'FULL');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
@@ -41,6 +41,7 @@ export function openDatabase(url: string): MainDatabase {
       close: () => db.destroy(),
     };
   }
+  const { openPostgres } = await import('./postgres.js');
   return openPostgres(url);
 }
 

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AdminRequiredError,
+  DatabaseUnavailableError,
   DomainError,
   EmailTakenError,
   InvalidCredentialsError,
@@ -13,8 +14,9 @@ import {
   NoSessionCookieError,
   NotYourSessionError,
   SessionExpiredError,
-  SessionNotFoundError,
   ServiceUnavailableError,
+  SessionNotFoundError,
+  SessionStoreUnavailableError,
   SessionUserNotFoundError,
   TooManyLoginAttemptsError,
   UserNotFoundError,
@@ -42,6 +44,8 @@ const statusOf = new Map<ErrorClass, number>([
   [SessionNotFoundError, 404],
   [EmailTakenError, 409],
   [TooManyLoginAttemptsError, 429],
+  [SessionStoreUnavailableError, 503],
+  [DatabaseUnavailableError, 503],
 ]);
 
 const guardErrors: ErrorClass[] = [NoSessionCookieError, InvalidSessionError, SessionExpiredError, SessionUserNotFoundError];
@@ -65,11 +69,6 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, statusCo
 export function registerErrorHandling(app: FastifyInstance): void {
   const outages = new OutageLog();
   app.setErrorHandler((err: FastifyError | DomainError, request, reply) => {
-    if (err instanceof ServiceUnavailableError) {
-      // Expected while a server is down: no stack, and one log line per outage rather than per request.
-      outages.report(request.log, err);
-      return sendError(request, reply, 503, err.message);
-    }
     if (err instanceof HashingAbandonedError) {
       request.log.info('client left before its password could be checked; work skipped');
       return sendError(request, reply, 499, 'Client closed request');
@@ -78,6 +77,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const status = statusOf.get(err.constructor as ErrorClass) ?? 500;
       if (isGuardError(err)) clearSessionCookie(reply, app.troveConfig.session);
       if (err instanceof TooManyLoginAttemptsError) reply.header('retry-after', String(err.retryAfterSeconds));
+      // Expected while a server is down: no stack, and one log line per outage rather than per request.
+      if (err instanceof ServiceUnavailableError) outages.report(request.log, err);
       if (status === 500) request.log.error({ err }, 'domain error without a status');
       return sendError(request, reply, status, status === 500 ? 'Internal Server Error' : err.message);
     }

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { SessionStore } from '../store.js';
-import { RedisSessionStore } from './redis.js';
 import { SqliteSessionStore } from './sqlite.js';
 
 export interface OpenedStore {
@@ -9,7 +8,7 @@ export interface OpenedStore {
   rateLimit?: { redis: Redis; nameSpace: string };
 }
 
-/** Picks the session store from SESSION_STORE_URL's scheme. */
+/** Picks the session store from SESSION_STORE_URL's scheme; ioredis is loaded only for Redis, sparing its memory otherwise. */
 export async function openSessionStore(options: {
   url: string;
   prefix: string;
@@ -17,6 +16,7 @@ export async function openSessionStore(options: {
   expiredGraceMs: number;
 }): Promise<OpenedStore> {
   if (options.url.startsWith('sqlite:')) return { store: new SqliteSessionStore(options.url) };
+  const { RedisSessionStore } = await import('./redis.js');
   const store = await RedisSessionStore.open(options);
   return { store, rateLimit: { redis: store.redis, nameSpace: `${options.prefix}rl:` } };
 }
