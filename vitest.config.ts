@@ -10,7 +10,17 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'api', include: ['test/api/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
-      { extends: true, test: { name: 'services', include: ['test/services/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          // The API suite again, on PostgreSQL + Redis (test/helpers/backends.ts), plus what only matters there.
+          // startup-and-shutdown is about the embedded data directory's files and stays in the api project.
+          name: 'services',
+          include: ['test/api/**/*.test.ts', 'test/services/**/*.test.ts'],
+          exclude: ['test/api/startup-and-shutdown.test.ts'],
+          env: { TROVE_TEST_BACKEND: 'services' },
+        },
+      },
     ],
   },
 });

@@ -10,6 +10,7 @@ export interface BuiltServers {
   trove: string;
   bareFastify: string;
   expressSession: string;
+  roundRobinProxy: string;
   /** Loaded with --import into each server. */
   exitWithParent: string;
 }
@@ -40,6 +41,7 @@ export async function buildServers(outDir: string, signal: AbortSignal): Promise
     trove: path.join(outDir, 'src', 'main.js'),
     bareFastify: path.join(servers, 'bare-fastify.js'),
     expressSession: path.join(servers, 'express-session.js'),
+    roundRobinProxy: path.join(servers, 'round-robin-proxy.js'),
     exitWithParent: path.join(servers, 'exit-with-parent.js'),
   };
 }

@@ -45,3 +45,32 @@ export function watchProcess(pid: number, intervalMs = 100): { stop(): ProcessUs
     },
   };
 }
+
+/** The same over several processes (scenario (e): two Trove processes and the proxy): RSS and CPU summed. */
+export function watchProcesses(pids: number[]): { stop(): ProcessUsage } {
+  if (pids.length === 1) return watchProcess(pids[0]!);
+  const startedAt = performance.now();
+  const cpuOf = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const rssOf = () => pids.reduce((sum, pid) => sum + rssMiB(pid), 0);
+  const startCpu = cpuOf();
+  let peak = rssOf();
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssOf());
+    } catch {
+      // A process died; the caller notices through its exit.
+    }
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      peak = Math.max(peak, rssOf());
+      const wallSeconds = (performance.now() - startedAt) / 1000;
+      return { peakRssMiB: peak, cpuPercent: ((cpuOf() - startCpu) / wallSeconds) * 100 };
+    },
+  };
+}
+
+export function totalRssMiB(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + rssMiB(pid), 0);
+}

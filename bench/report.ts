@@ -27,7 +27,14 @@ export interface BenchResults {
   durationS: number;
   warmupS: number;
   rounds: number;
-  scenarios: { bareFastify: ServerFigures; trove: ServerFigures; expressSession: ServerFigures };
+  scenarios: {
+    bareFastify: ServerFigures;
+    trove: ServerFigures;
+    expressSession: ServerFigures;
+    /** Absent when the bench ran with BENCH_SERVICES=0. */
+    troveServices?: ServerFigures;
+    troveTwoProcesses?: ServerFigures;
+  };
   underLogins: LoginLoadFigures;
   targets: Array<{ pass: boolean; target: string; measured: string }>;
   notes: string[];
@@ -37,6 +44,8 @@ export const LABELS = {
   bareFastify: '(a) bare Fastify route',
   trove: '(b) Trove',
   expressSession: '(c) Express + express-session + connect-session-knex',
+  troveServices: '(d) Trove on PostgreSQL + Redis',
+  troveTwoProcesses: '(e) 2 Trove processes on PostgreSQL + Redis behind a round-robin proxy',
 } as const;
 
 const TARGET_CONNECTIONS = 50;
@@ -88,7 +97,10 @@ export function toMarkdown(r: BenchResults): string {
     '',
     '| Server | req/s | p50 ms | p99 ms | failed | RSS idle MiB | RSS peak MiB | RSS after MiB | CPU % of a core | host load |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-    ...(Object.keys(LABELS) as Array<keyof typeof LABELS>).map((key) => row(LABELS[key], r.scenarios[key])),
+    ...(Object.keys(LABELS) as Array<keyof typeof LABELS>).flatMap((key) => {
+      const figures = r.scenarios[key];
+      return figures ? [row(LABELS[key], figures)] : [];
+    }),
     '',
     `## (b) while ${loginConnections} logins are in flight`,
     '',

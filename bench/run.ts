@@ -5,8 +5,9 @@ import path from 'node:path';
 import { buildServers, projectRoot } from './build.js';
 import { profileShape, registerForCookie, type Account } from './profile-client.js';
 import { evaluateTargets, LABELS, toMarkdown, writeResults, type BenchResults } from './report.js';
-import { idleRss, measureInTurns, measureUnderLogins, profileTarget, type Settings } from './scenarios.js';
+import { idleRss, measureInTurns, measureUnderLogins, profileTarget, type Contender, type Settings } from './scenarios.js';
 import { killAllServers, startServer, type ServerProcess } from './server-process.js';
+import { createBenchBackend, disposeAllBackends } from './services-backend.js';
 
 function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -23,6 +24,8 @@ const settings: Settings = {
   rounds: envInt('BENCH_ROUNDS', 3, 1),
   loginConnections: 20,
 };
+/** BENCH_SERVICES=0 leaves out (d) and (e), for a machine without PostgreSQL and Redis. */
+const withServices = process.env.BENCH_SERVICES !== '0';
 
 const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'trove-bench-'));
 const buildDir = path.join(tmpRoot, 'build');
@@ -51,7 +54,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
     process.stderr.write(`\n${signal}: stopping the servers\n`);
     cleanUp();
-    process.exit(128 + os.constants.signals[signal]);
+    // The scenario databases and Redis keys too, but never wait long for that on the way out.
+    const exit = () => process.exit(128 + os.constants.signals[signal]);
+    setTimeout(exit, 5_000).unref();
+    void disposeAllBackends().finally(exit);
   });
 }
 
@@ -82,8 +88,8 @@ async function main(): Promise<void> {
   };
   const expressEnv = { NODE_ENV: 'production', BENCH_DATA_DIR: dataDir('express') };
 
-  // All three run side by side (idle ones take no CPU), so they can take turns under load.
-  say('starting the three servers');
+  // All of them run side by side (idle ones take no CPU), so they can take turns under load.
+  say(withServices ? 'starting the servers (three, then Trove on PostgreSQL + Redis: one, and two behind a proxy)' : 'starting the three servers');
   const servers = {
     bareFastify: await startServer({ name: 'bare-fastify', script: built.bareFastify, preload, env: {} }),
     trove: await startServer({ name: 'trove', script: built.trove, preload, env: troveEnv }),
@@ -105,9 +111,12 @@ async function main(): Promise<void> {
     if (other !== shapes.trove) throw new Error(`profile answers differ:\n  Trove: ${shapes.trove}\n  other: ${other}`);
   }
 
+  // (d) one Trove, (e) two Troves and the proxy: each scenario on a database and prefix of its own.
+  const scaled = withServices ? await startScaledOut(built, preload, troveEnv, account, shapes.trove) : undefined;
+
   say(`profile load: ${settings.warmupS} s warm-up each, then ${settings.rounds} rounds of ${settings.durationS} s each, taking turns`);
   const troveTarget = profileTarget(servers.trove, settings.connections, troveCookie);
-  const scenarios = await measureInTurns(
+  const scenarios: BenchResults['scenarios'] = await measureInTurns<keyof typeof LABELS>(
     {
       bareFastify: { server: servers.bareFastify, target: profileTarget(servers.bareFastify, settings.connections), idleRssMiB: idle.bareFastify },
       trove: { server: servers.trove, target: troveTarget, idleRssMiB: idle.trove },
@@ -116,12 +125,15 @@ async function main(): Promise<void> {
         target: profileTarget(servers.expressSession, settings.connections, expressCookie),
         idleRssMiB: idle.expressSession,
       },
+      // Left out without services: measureInTurns takes turns among the keys present.
+      ...((scaled?.contenders ?? {}) as Scaled['contenders']),
     },
     settings,
     say,
   );
   await servers.bareFastify.stop();
   await servers.expressSession.stop();
+  await scaled?.stop();
 
   say(`${LABELS.trove} with ${settings.loginConnections} logins in flight: ${settings.durationS * settings.rounds} s`);
   const underLogins = await measureUnderLogins(servers.trove, troveTarget, account, {
@@ -149,6 +161,13 @@ async function main(): Promise<void> {
       `(c) express ${packageVersion('express')}, express-session ${packageVersion('express-session')} (resave and saveUninitialized off, so each request reads the session and touches its expiry), ` +
         `connect-session-knex ${packageVersion('connect-session-knex')} on knex ${packageVersion('knex')} with better-sqlite3; the user read with a prepared better-sqlite3 statement; both SQLite files in WAL with synchronous=NORMAL, like Trove's access-time writes (express-session touches the session on every request; Trove writes access times once a second).`,
       'host load is the 1-minute load average when each run ended; on this machine anything well above its core count means other processes took CPU from the server and from autocannon.',
+      ...(withServices
+        ? [
+            '(d) the same compiled Trove with DATABASE_URL=postgres://… and SESSION_STORE_URL=redis://… (the machine\'s PostgreSQL and Redis, shared with other work; a fresh database and key prefix, dropped afterwards). ' +
+              '(e) two such processes on one database and prefix behind bench/servers/round-robin-proxy.ts (node:http, kept-alive upstream connections), itself a third process; its RSS and CPU columns are the sum of the three processes. ' +
+              'PostgreSQL and Redis run on the same 2 cores and their CPU is not in the columns; with two cores, a second Trove process mostly adds contention here rather than capacity.',
+          ]
+        : ['(d) and (e) were left out (BENCH_SERVICES=0).']),
       `Logins: POST /v1/auth/login with the right password on ${settings.loginConnections} connections, each always waiting for an answer; Argon2id 19 MiB, 2 passes.`,
       ...(failed.length > 0 ? [`Some requests failed (${failed.map(([k, s]) => `${k}: ${s.failures}`).join(', ')}); those figures are suspect.`] : []),
     ],
@@ -159,13 +178,64 @@ async function main(): Promise<void> {
   say(`written: ${path.relative(projectRoot, files.json)}, ${path.relative(projectRoot, files.markdown)}`);
 }
 
+interface Scaled {
+  contenders: Record<'troveServices' | 'troveTwoProcesses', Contender>;
+  stop(): Promise<void>;
+}
+
+async function startScaledOut(
+  built: Awaited<ReturnType<typeof buildServers>>,
+  preload: string,
+  troveEnv: Record<string, string>,
+  account: Account,
+  expectedShape: string,
+): Promise<Scaled> {
+  const single = await createBenchBackend();
+  const shared = await createBenchBackend();
+  const one = await startServer({ name: 'trove-pg-redis', script: built.trove, preload, env: { ...troveEnv, DATA_DIR: dataDir('trove-d'), ...single.env } });
+  const first = await startServer({ name: 'trove-e1', script: built.trove, preload, env: { ...troveEnv, DATA_DIR: dataDir('trove-e1'), ...shared.env } });
+  const second = await startServer({ name: 'trove-e2', script: built.trove, preload, env: { ...troveEnv, DATA_DIR: dataDir('trove-e2'), ...shared.env } });
+  const proxy = await startServer({
+    name: 'round-robin-proxy',
+    script: built.roundRobinProxy,
+    preload,
+    env: { BENCH_UPSTREAMS: `${first.baseUrl},${second.baseUrl}` },
+  });
+  const oneCookie = await registerForCookie(one.baseUrl, account);
+  // Registered through the proxy: the session made on one process is then read by both.
+  const twoCookie = await registerForCookie(proxy.baseUrl, account);
+  for (const [name, base, cookie] of [['(d)', one.baseUrl, oneCookie], ['(e)', proxy.baseUrl, twoCookie]] as const) {
+    for (let i = 0; i < 2; i++) {
+      const shape = await profileShape(base, cookie);
+      if (shape !== expectedShape) throw new Error(`profile answers differ:\n  Trove: ${expectedShape}\n  ${name}: ${shape}`);
+    }
+  }
+  return {
+    contenders: {
+      troveServices: { server: one, target: profileTarget(one, settings.connections, oneCookie), idleRssMiB: await idleRss(one) },
+      troveTwoProcesses: {
+        server: proxy,
+        target: profileTarget(proxy, settings.connections, twoCookie),
+        idleRssMiB: await idleRss(first, [second, proxy]),
+        pids: [first.pid, second.pid, proxy.pid],
+      },
+    },
+    async stop() {
+      for (const server of [proxy, first, second, one]) await server.stop();
+      await single.dispose();
+      await shared.dispose();
+    },
+  };
+}
+
 main()
   .catch((err: unknown) => {
     say(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exitCode = 1;
   })
-  .finally(() => {
+  .finally(async () => {
     cleanUp();
+    await disposeAllBackends();
     // Keep-alive sockets or timers left by a failed step must not keep the bench running.
     process.exit();
   });

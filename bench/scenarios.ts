@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { runLoad, startLoad, type LoadTarget } from './load.js';
-import { rssMiB, watchProcess } from './proc-stats.js';
+import { totalRssMiB, watchProcess, watchProcesses } from './proc-stats.js';
 import type { Account } from './profile-client.js';
 import type { LoginLoadFigures, ServerFigures } from './report.js';
 import type { ServerProcess } from './server-process.js';
@@ -17,9 +17,9 @@ export interface Settings {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Lets start-up garbage be collected, so "idle" means idle and not "just booted". */
-export async function idleRss(server: ServerProcess): Promise<number> {
+export async function idleRss(server: ServerProcess, others: ServerProcess[] = []): Promise<number> {
   await sleep(2_000);
-  return rssMiB(server.pid);
+  return totalRssMiB([server.pid, ...others.map((o) => o.pid)]);
 }
 
 export function profileTarget(server: ServerProcess, connections: number, cookie?: string): LoadTarget {
@@ -30,6 +30,8 @@ export interface Contender {
   server: ServerProcess;
   target: LoadTarget;
   idleRssMiB: number;
+  /** Processes whose RSS and CPU count for this contender; the server alone when absent. */
+  pids?: number[];
 }
 
 type Run = ServerFigures;
@@ -57,14 +59,15 @@ export async function measureInTurns<K extends string>(
     say(`round ${round} of ${settings.rounds}`);
     for (const key of keys) {
       const { server, target, idleRssMiB } = contenders[key];
-      const watch = watchProcess(server.pid);
+      const pids = contenders[key].pids ?? [server.pid];
+      const watch = watchProcesses(pids);
       const load = await runLoad(target, settings.durationS);
       const usage = watch.stop();
       runs[key].push({
         ...load,
         idleRssMiB,
         peakRssMiB: usage.peakRssMiB,
-        afterRssMiB: rssMiB(server.pid),
+        afterRssMiB: totalRssMiB(pids),
         cpuPercent: usage.cpuPercent,
         loadAverage: os.loadavg()[0] ?? 0,
       });

@@ -37,7 +37,7 @@ export interface AppDeps {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const { users, sessions, store, userIntegrations } = deps.services;
+  const { users, sessions, store, userIntegrations, rateLimit: sharedLimit } = deps.services;
   const app = Fastify({
     logger: deps.logger,
     genReqId: () => randomUUID(),
@@ -70,7 +70,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerResponseHeaders(app, { https: config.session.secure });
   await app.register(cookie);
-  await app.register(rateLimit, { global: false, cache: 50_000 });
+  await app.register(rateLimit, {
+    global: false,
+    cache: 50_000,
+    // With sessions in Redis the login limit counts there too, shared by every process.
+    ...(sharedLimit ? { redis: sharedLimit.redis, nameSpace: sharedLimit.nameSpace } : {}),
+  });
   liftCsrfTokenField(app);
   await registerOpenApi(app, version);
 

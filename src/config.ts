@@ -39,6 +39,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string;
   sessionStoreUrl: string;
+  /** Prepended to every Redis key, so several instances (or tests) can share one Redis. */
+  sessionStorePrefix: string;
   logLevel: string;
   session: SessionConfig;
   csrfEnabled: boolean;
@@ -118,6 +120,14 @@ function storeUrl(env: Env, name: string, dataDir: string, file: string, schemes
   const scheme = raw.slice(0, raw.indexOf(':') + 1);
   if (!schemes.includes(scheme)) {
     throw new ConfigError(`${name} must start with ${schemes.join(' or ')}, got "${raw.replace(/\/\/[^@/]*@/, '//***@')}"`);
+  }
+  return raw;
+}
+
+function storePrefix(env: Env): string {
+  const raw = read(env, 'SESSION_STORE_PREFIX') ?? 'trove:';
+  if (!/^[\w:.-]{1,64}$/.test(raw)) {
+    throw new ConfigError(`SESSION_STORE_PREFIX must be 1 to 64 letters, digits or _ : . -, got "${raw}"`);
   }
   return raw;
 }
@@ -202,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: storeUrl(env, 'DATABASE_URL', dataDir, 'trove.db', ['sqlite:', 'postgres:', 'postgresql:']),
     sessionStoreUrl: storeUrl(env, 'SESSION_STORE_URL', dataDir, 'sessions.db', ['sqlite:', 'redis:', 'rediss:']),
+    sessionStorePrefix: storePrefix(env),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     csrfEnabled: boolean(env, 'CSRF_ENABLED', false),
     loginRateLimit: {

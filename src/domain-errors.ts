@@ -75,3 +75,14 @@ export class UserIntegrationNotFoundError extends DomainError {
 }
 /** Credentials that fail the manifest's schema or the provider's check; the message says why. */
 export class CredentialsInvalidError extends DomainError {}
+/**
+ * A server Trove depends on (the session store, the main database) cannot be reached or did
+ * not answer in time. Answered 503; the request may be retried once the server is back.
+ */
+export class ServiceUnavailableError extends DomainError {}
+export class SessionStoreUnavailableError extends ServiceUnavailableError {
+  constructor(options?: { cause?: unknown }) { super('Session store unavailable', options); }
+}
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(options?: { cause?: unknown }) { super('Database unavailable', options); }
+}

@@ -14,7 +14,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const trove = await createTrove(config, loggerOptions(config));
+  let trove;
+  try {
+    trove = await createTrove(config, loggerOptions(config));
+  } catch (err) {
+    // A database or session store out of reach at start: one line naming its variable, no stack.
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`Trove cannot start: ${err.message}\n`);
+    process.exit(1);
+  }
   const log = trove.app.log;
 
   let stopping = false;

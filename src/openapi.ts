@@ -13,7 +13,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         description:
           'Self-hosted search over your own data. Sessions travel in the `svc_session` cookie; ' +
           'when CSRF_ENABLED=true, state-changing requests send the token as `X-CSRF-Token` or the body field `csrfToken`. ' +
-          'Every error answer has the shape `{ statusCode, error, message, requestId }`.',
+          'Every error answer has the shape `{ statusCode, error, message, requestId }`. ' +
+          'When the session store or the main database cannot be reached, a route that needs it answers 503 with the message ' +
+          '`Session store unavailable` or `Database unavailable`; retry once it is back.',
       },
       components: {
         securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'svc_session' } },

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { TooManyLoginAttemptsError } from '../domain-errors.js';
+import { SessionStoreUnavailableError, TooManyLoginAttemptsError } from '../domain-errors.js';
 import { normalizeEmail } from './service.js';
 
 /**
@@ -17,7 +17,13 @@ export function loginRateLimit(app: FastifyInstance, emailOf: (request: FastifyR
     keyGenerator: (req) => `email:${normalizeEmail(emailOf(req))}`,
   });
   return async (request) => {
-    const results = [await byIp(request), await byEmail(request)];
+    let results;
+    try {
+      results = [await byIp(request), await byEmail(request)];
+    } catch (err) {
+      // Only the Redis counters can fail (the in-process ones cannot): the shared store is out of reach.
+      throw new SessionStoreUnavailableError({ cause: err });
+    }
     const exceeded = results.filter((r) => !r.isAllowed && r.isExceeded);
     if (exceeded.length > 0) {
       const wait = Math.max(1, ...exceeded.map((r) => (r.isAllowed ? 0 : r.ttlInSeconds)));

@@ -60,10 +60,9 @@ export const commands: Record<string, Command> = {
     summary: 'bring the main database schema up to date',
     // Not through openServices: it migrates too, but would not say which migrations ran.
     async run({ config, io }) {
-      const { migrateToLatest, openDatabase } = await import('../db/database.js');
-      const database = openDatabase(config.databaseUrl);
+      const { openMigratedDatabase } = await import('../services.js');
+      const { database, ran } = await openMigratedDatabase(config.databaseUrl);
       try {
-        const ran = await migrateToLatest(database);
         io.out(ran.length > 0 ? `Applied ${plural(ran.length, 'migration')}: ${ran.join(', ')}` : 'Database schema already up to date.');
       } finally {
         await database.close();

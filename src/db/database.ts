@@ -1,5 +1,4 @@
-import { Kysely, Migrator, SqliteDialect, type CompiledQuery } from 'kysely';
-import { ConfigError } from '../config.js';
+import { Kysely, Migrator, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import { migrations } from './migrations/index.js';
 import { openSqlite } from './sqlite-file.js';
 import { withStatementCache } from './statement-cache.js';
@@ -21,7 +20,8 @@ export interface MainDatabase {
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string): MainDatabase {
+/** Opens the main database named by DATABASE_URL. pg is loaded only when it is PostgreSQL, sparing its memory on a Pi. */
+export async function openDatabase(url: string): Promise<MainDatabase> {
   if (url.startsWith('sqlite:')) {
     const handle = openSqlite(url, 'FULL');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
@@ -41,7 +41,17 @@ export function openDatabase(url: string): MainDatabase {
       close: () => db.destroy(),
     };
   }
-  throw new ConfigError('DATABASE_URL: PostgreSQL is not supported yet; use sqlite:<path>');
+  const { openPostgres } = await import('./postgres.js');
+  return openPostgres(url);
+}
+
+/**
+ * Makes transactions that take the same lock run one after the other, across processes.
+ * SQLite needs nothing: one connection writes at a time. PostgreSQL takes a transaction-scoped
+ * advisory lock, released at commit or rollback.
+ */
+export async function lockForTransaction(trx: Transaction<Database>, dialect: Dialect, lockId: number): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(${lockId})`.execute(trx);
 }
 
 /** Brings the schema to the newest version; safe to run on every start and from several processes. */

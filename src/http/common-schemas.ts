@@ -12,5 +12,9 @@ export const ErrorSchema = Type.Object(
 
 export const SuccessSchema = Type.Object({ success: Type.Literal(true) });
 
+/**
+ * Error answers of a route. Every route using this reaches the session store or the main
+ * database, so each may also answer 503 (`Session store unavailable` / `Database unavailable`).
+ */
 export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [code, Type.Ref('Error')]));
+  Object.fromEntries([...codes, 503].map((code) => [code, Type.Ref('Error')]));

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import {
   AdminRequiredError,
   CredentialsInvalidError,
+  DatabaseUnavailableError,
   DomainError,
   EmailTakenError,
   IntegrationAlreadyConnectedError,
@@ -20,7 +21,9 @@ import {
   OAuthNotSupportedError,
   OAuthOnlyIntegrationError,
   SessionExpiredError,
+  ServiceUnavailableError,
   SessionNotFoundError,
+  SessionStoreUnavailableError,
   SessionUserNotFoundError,
   TooManyLoginAttemptsError,
   UserIntegrationNotFoundError,
@@ -28,6 +31,7 @@ import {
   WeakPasswordError,
 } from '../domain-errors.js';
 import { HashingAbandonedError } from '../crypto/passwords.js';
+import { OutageLog } from './outage-log.js';
 import { clearSessionCookie } from './session-cookie.js';
 
 type ErrorClass = new (...args: never[]) => DomainError;
@@ -56,6 +60,8 @@ const statusOf = new Map<ErrorClass, number>([
   [IntegrationAlreadyConnectedError, 409],
   [IntegrationNotConfiguredError, 503],
   [TooManyLoginAttemptsError, 429],
+  [SessionStoreUnavailableError, 503],
+  [DatabaseUnavailableError, 503],
 ]);
 
 const guardErrors: ErrorClass[] = [NoSessionCookieError, InvalidSessionError, SessionExpiredError, SessionUserNotFoundError];
@@ -77,6 +83,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, statusCo
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  const outages = new OutageLog();
   app.setErrorHandler((err: FastifyError | DomainError, request, reply) => {
     if (err instanceof HashingAbandonedError) {
       request.log.info('client left before its password could be checked; work skipped');
@@ -86,6 +93,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const status = statusOf.get(err.constructor as ErrorClass) ?? 500;
       if (isGuardError(err)) clearSessionCookie(reply, app.troveConfig.session);
       if (err instanceof TooManyLoginAttemptsError) reply.header('retry-after', String(err.retryAfterSeconds));
+      // Expected while a server is down: no stack, and one log line per outage rather than per request.
+      if (err instanceof ServiceUnavailableError) outages.report(request.log, err);
       if (status === 500) request.log.error({ err }, 'domain error without a status');
       if (err instanceof IntegrationNotConfiguredError) {
         request.log.error({ variable: err.variable }, `integration not configured: ${err.variable} is not set`);

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { ServiceUnavailableError } from '../domain-errors.js';
 import type { SessionService } from './service.js';
 
 /** Removes expired sessions every `intervalSeconds`; returns the function that stops it. */
@@ -10,7 +11,11 @@ export function startSessionPurge(sessions: SessionService, intervalSeconds: num
     sessions
       .purgeExpired()
       .then((purged) => purged > 0 && log.info({ purged }, 'expired sessions purged'))
-      .catch((err: unknown) => log.error({ err }, 'session purge failed'))
+      .catch((err: unknown) =>
+        err instanceof ServiceUnavailableError
+          ? log.error({ outage: err.message }, 'session purge skipped: the session store is out of reach; next try at the next interval')
+          : log.error({ err }, 'session purge failed'),
+      )
       .finally(() => {
         running = false;
       });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { isUniqueViolation, type MainDatabase } from '../db/database.js';
+import { isUniqueViolation, lockForTransaction, type Dialect, type MainDatabase } from '../db/database.js';
 import type { Database, Role } from '../db/tables.js';
 import { EmailTakenError } from '../domain-errors.js';
 
@@ -16,6 +16,9 @@ export interface UserWithHash extends User {
   passwordHash: string;
 }
 
+/** Advisory lock id that serializes registrations (any number, fixed; "TROV" in ASCII). */
+const REGISTRATION_LOCK = 0x54524f56;
+
 const columns = ['id', 'email', 'name', 'role', 'created_at'] as const;
 
 function toUser(row: { id: string; email: string; name: string; role: Role; created_at: string | Date }): User {
@@ -26,11 +29,13 @@ function toUser(row: { id: string; email: string; name: string; role: Role; crea
 /** One method per query, named for its intent. Reads see live (not soft-deleted) users only. */
 export class UsersRepository {
   private readonly db: Kysely<Database>;
+  private readonly dialect: Dialect;
   /** Runs on every authenticated request, so it is built once. */
   private readonly liveById;
 
   constructor(database: MainDatabase) {
     this.db = database.db;
+    this.dialect = database.dialect;
     this.liveById = database.prepare(
       this.db.selectFrom('users').select(columns).where('id', '=', '').where('deleted_at', 'is', null),
     );
@@ -41,6 +46,8 @@ export class UsersRepository {
     const now = new Date().toISOString();
     try {
       return await this.db.transaction().execute(async (trx) => {
+        // Without it, two first registrations racing on PostgreSQL could both see no user and both become admin.
+        await lockForTransaction(trx, this.dialect, REGISTRATION_LOCK);
         const anyUser = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
         const row = {
           id: randomUUID(),

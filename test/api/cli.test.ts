@@ -13,14 +13,14 @@ interface CliResult {
   stderr: string;
 }
 
-/** Runs the admin CLI as an operator would, in its own process, on the given data directory. */
-function cli(dataDir: string, ...args: string[]): Promise<CliResult> {
-  return cliWithEnv({}, dataDir, ...args);
+/** Runs the admin CLI as an operator would, in its own process, on the data (directory or servers) of a running Trove. */
+function cli(server: RunningTrove, ...args: string[]): Promise<CliResult> {
+  return cliWithEnv({}, server, ...args);
 }
 
-function cliWithEnv(extraEnv: Record<string, string>, dataDir: string, ...args: string[]): Promise<CliResult> {
-  // Only what node needs plus DATA_DIR, so a developer's own Trove variables cannot leak in.
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, ...extraEnv };
+function cliWithEnv(extraEnv: Record<string, string>, server: RunningTrove, ...args: string[]): Promise<CliResult> {
+  // Only what node needs plus where the data is, so a developer's own Trove variables cannot leak in.
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: server.dataDir, ...server.backendEnv, ...extraEnv };
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: repoRoot, env, timeout: 50_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -55,7 +55,7 @@ describe('admin CLI on the data directory of a running server', SLOW, () => {
   });
 
   it('users list shows every user with their role', async () => {
-    const res = await cli(server.dataDir, 'users', 'list');
+    const res = await cli(server, 'users', 'list');
     expect(res.code).toBe(0);
     const lines = res.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+EMAIL\s+NAME\s+ROLE\s+CREATED$/);
@@ -64,18 +64,18 @@ describe('admin CLI on the data directory of a running server', SLOW, () => {
   });
 
   it('grant-admin and revoke-admin change the role the server sees, whatever the email case', async () => {
-    const granted = await cli(server.dataDir, 'users', 'grant-admin', `  ${second.email.toUpperCase()} `);
+    const granted = await cli(server, 'users', 'grant-admin', `  ${second.email.toUpperCase()} `);
     expect(granted).toMatchObject({ code: 0, stderr: '' });
     expect(granted.stdout).toContain(`${second.email} is now an admin`);
     expect(await roleOf(second.client)).toBe('admin');
 
-    const revoked = await cli(server.dataDir, 'users', 'revoke-admin', second.email);
+    const revoked = await cli(server, 'users', 'revoke-admin', second.email);
     expect(revoked).toMatchObject({ code: 0, stderr: '' });
     expect(await roleOf(second.client)).toBe('user');
   });
 
   it('revoking the last admin works but warns on stderr', async () => {
-    const res = await cli(server.dataDir, 'users', 'revoke-admin', first.email);
+    const res = await cli(server, 'users', 'revoke-admin', first.email);
     expect(res.code).toBe(0);
     expect(res.stderr).toMatch(/no admin is left/);
     expect(await roleOf(first.client)).toBe('user');
@@ -83,9 +83,9 @@ describe('admin CLI on the data directory of a running server', SLOW, () => {
 
   it('fails with one line and no stack: exit 1 for an unknown email or bad configuration, 2 for an unknown command', async () => {
     const [unknownUser, badConfig, unknownCommand] = await Promise.all([
-      cli(server.dataDir, 'users', 'grant-admin', 'nobody@example.com'),
-      cliWithEnv({ NODE_ENV: 'production', OAUTH_REDIRECT_BASE_URL: 'https://trove.example.com' }, server.dataDir, 'users', 'list'),
-      cli(server.dataDir, 'users', 'frobnicate'),
+      cli(server, 'users', 'grant-admin', 'nobody@example.com'),
+      cliWithEnv({ NODE_ENV: 'production', OAUTH_REDIRECT_BASE_URL: 'https://trove.example.com', SESSION_SECRET: '' }, server, 'users', 'list'),
+      cli(server, 'users', 'frobnicate'),
     ]);
     expect(unknownUser.code).toBe(1);
     expect(unknownUser.stderr.trim()).toBe('trove: no user with email nobody@example.com');
@@ -97,7 +97,7 @@ describe('admin CLI on the data directory of a running server', SLOW, () => {
   });
 
   it('users delete ends the user’s sessions at once and stops them logging in', async () => {
-    const res = await cli(server.dataDir, 'users', 'delete', second.email);
+    const res = await cli(server, 'users', 'delete', second.email);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain(`Deleted ${second.email}; ended 1 session.`);
 
@@ -124,7 +124,7 @@ describe('admin CLI: sessions purge', SLOW, () => {
     const cookie = (await client.sessionCookie())!;
     await sleep(1_200);
 
-    const res = await cli(server.dataDir, 'sessions', 'purge');
+    const res = await cli(server, 'sessions', 'purge');
     expect(res.code).toBe(0);
     const purged = Number(/Purged (\d+) expired session/.exec(res.stdout)?.[1]);
     expect(purged).toBeGreaterThan(0);

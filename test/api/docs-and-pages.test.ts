@@ -61,6 +61,15 @@ describe('GET /v1/openapi.json', () => {
     expect(body.paths[path][method].responses).toEqual(expect.any(Object));
   });
 
+  it('documents the 503 a route answers when the session store or database is out of reach', async () => {
+    const { body } = await server.client().get('/v1/openapi.json');
+    for (const [path, method] of [['/v1/user/profile', 'get'], ['/v1/auth/login', 'post'], ['/v1/auth/register', 'post']] as const) {
+      expect(Object.keys(body.paths[path][method].responses)).toContain('503');
+    }
+    expect(body.info.description).toContain('Session store unavailable');
+    expect(body.info.description).toContain('Database unavailable');
+  });
+
   it('documents only /v1 routes: the web pages and the description itself are not in it', async () => {
     const { body } = await server.client().get('/v1/openapi.json');
     for (const path of Object.keys(body.paths)) expect(path.startsWith('/v1/')).toBe(true);

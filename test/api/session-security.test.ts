@@ -3,13 +3,12 @@
  * session list's public ids, a session store that never holds a usable cookie value, a main
  * database without plaintext passwords, and hijack detection on an IP change.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GOOD_PASSWORD,
+  mainDatabaseDump,
   registerUser,
+  sessionStoreDump,
   startTrove,
   uniqueEmail,
   type Client,
@@ -88,22 +87,6 @@ async function currentSessionId(client: Client): Promise<string> {
   const current = (await sessionsOf(client)).filter((s) => s.current);
   expect(current).toHaveLength(1);
   return current[0]!.id;
-}
-
-/** A SQLite database file and its write-ahead log, as raw bytes. */
-function rawBytes(file: string): Buffer {
-  return Buffer.concat([file, `${file}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
-}
-
-/** Every row of every table, read on a separate read-only connection. */
-function dumpTables(file: string): Record<string, Record<string, unknown>[]> {
-  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]]));
-  } finally {
-    db.close();
-  }
 }
 
 /** The ways a UUID cookie value could sit in a file: as text (any case) or as its 16 raw bytes. */
@@ -207,11 +190,9 @@ describe('with default settings', () => {
     }
     expect(new Set(cookies).size).toBe(6);
 
-    const file = path.join(server.dataDir, 'sessions.db');
-    const bytes = rawBytes(file);
+    const { bytes, tables: dump } = await sessionStoreDump(server);
     for (const value of cookies) expectNotIn(bytes, value);
 
-    const dump = dumpTables(file);
     const text = JSON.stringify(dump).toLowerCase();
     for (const value of cookies) expect(text).not.toContain(value);
     // The dump does hold these sessions (it is the right store), under their public ids.
@@ -238,20 +219,15 @@ describe('with default settings', () => {
     const changed = 'Another-Okapi-Secret-64';
     expect((await client.post('/v1/auth/password', { currentPassword: password, newPassword: changed })).status).toBe(200);
 
-    const file = path.join(server.dataDir, 'trove.db');
-    const bytes = rawBytes(file).toString('latin1');
-    for (const p of [password, changed, GOOD_PASSWORD]) expect(bytes.includes(p), `password ${p} in trove.db`).toBe(false);
+    const { bytes: raw, tables } = await mainDatabaseDump(server);
+    const bytes = raw.toString('latin1');
+    for (const p of [password, changed, GOOD_PASSWORD]) expect(bytes.includes(p), `password ${p} in the main database`).toBe(false);
 
-    const dump = JSON.stringify(dumpTables(file));
+    const dump = JSON.stringify(tables);
     for (const p of [password, changed, GOOD_PASSWORD]) expect(dump).not.toContain(p);
-    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-    try {
-      const hashes = db.prepare('SELECT password_hash AS h FROM users').all() as { h: string }[];
-      expect(hashes.length).toBeGreaterThan(0);
-      for (const { h } of hashes) expect(h).toMatch(/^\$argon2(id|i|d)\$/);
-    } finally {
-      db.close();
-    }
+    const hashes = (tables.users ?? []).map((row) => row.password_hash as string);
+    expect(hashes.length).toBeGreaterThan(0);
+    for (const h of hashes) expect(h).toMatch(/^\$argon2(id|i|d)\$/);
     expect((await server.client().post('/v1/auth/login', { email, password: changed })).status).toBe(200);
   });
 

@@ -1,14 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import BetterSqlite3 from 'better-sqlite3';
 import { Cookie, CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createTrove, type Trove } from '../../src/server.js';
+import { createServicesBackend, postgresDump, redisDump, testBackend, type ServicesBackend } from './backends.js';
 
 export interface LogLine {
   level: number;
@@ -21,6 +23,8 @@ export interface RunningTrove {
   config: Config;
   trove: Trove;
   dataDir: string;
+  /** DATABASE_URL, SESSION_STORE_URL and SESSION_STORE_PREFIX when on PostgreSQL + Redis (for the CLI, a second process); empty when embedded. */
+  backendEnv: Record<string, string>;
   /** Every line the server logged, parsed. */
   logs: LogLine[];
   client(options?: { localAddress?: string; headers?: Record<string, string> }): Client;
@@ -29,11 +33,16 @@ export interface RunningTrove {
 
 /**
  * Starts the real server on 127.0.0.1 on a free port, with a fresh DATA_DIR and
- * the given environment on top of the defaults.
+ * the given environment on top of the defaults. On the services backend (TROVE_TEST_BACKEND),
+ * it also gets a fresh PostgreSQL database and Redis prefix, removed again by close(), unless
+ * the environment already names a DATABASE_URL (several processes sharing one backend).
  */
 export async function startTrove(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<RunningTrove> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'trove-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env });
+  let owned: ServicesBackend | undefined;
+  if (testBackend === 'services' && env.DATABASE_URL === undefined) owned = await createServicesBackend();
+  const backendEnv = owned?.env ?? pick(env, ['DATABASE_URL', 'SESSION_STORE_URL', 'SESSION_STORE_PREFIX', 'SESSION_SECRET', 'ENCRYPTION_KEY']);
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...backendEnv, ...env });
   const logs: LogLine[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -41,7 +50,14 @@ export async function startTrove(env: Record<string, string> = {}, options: { po
       done();
     },
   });
-  const trove = await createTrove(config, { level: config.logLevel, stream });
+  let trove: Trove;
+  try {
+    trove = await createTrove(config, { level: config.logLevel, stream });
+  } catch (err) {
+    await owned?.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   await trove.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = trove.app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
@@ -51,13 +67,61 @@ export async function startTrove(env: Record<string, string> = {}, options: { po
     config,
     trove,
     dataDir,
+    backendEnv,
     logs,
     client: (options) => new Client(baseUrl, options),
     async close() {
       await trove.close();
+      await owned?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function pick(env: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((n) => env[n] !== undefined).map((n) => [n, env[n]!]));
+}
+
+/** A store or database as raw bytes (what a copied file or memory dump would show) and as rows. */
+export interface Dump {
+  bytes: Buffer;
+  tables: Record<string, Record<string, unknown>[]>;
+}
+
+/** A SQLite database file and its write-ahead log, as raw bytes. */
+function rawBytes(file: string): Buffer {
+  return Buffer.concat([file, `${file}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+}
+
+/** Every row of every table of a SQLite file, read on a separate read-only connection. */
+function sqliteTables(file: string): Record<string, Record<string, unknown>[]> {
+  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]]));
+  } finally {
+    db.close();
+  }
+}
+
+/** Everything the session store holds: the SQLite file, or every Redis key under the server's prefix. */
+export async function sessionStoreDump(server: RunningTrove): Promise<Dump> {
+  if (server.config.sessionStoreUrl.startsWith('sqlite:')) {
+    const file = path.join(server.dataDir, 'sessions.db');
+    return { bytes: rawBytes(file), tables: sqliteTables(file) };
+  }
+  const tables = await redisDump(server.config.sessionStorePrefix);
+  return { bytes: Buffer.from(JSON.stringify(tables), 'latin1'), tables };
+}
+
+/** Everything the main database holds: the SQLite file, or every row of the PostgreSQL database. */
+export async function mainDatabaseDump(server: RunningTrove): Promise<Dump> {
+  if (server.config.databaseUrl.startsWith('sqlite:')) {
+    const file = path.join(server.dataDir, 'trove.db');
+    return { bytes: rawBytes(file), tables: sqliteTables(file) };
+  }
+  const tables = await postgresDump(server.config.databaseUrl);
+  return { bytes: Buffer.from(JSON.stringify(tables), 'latin1'), tables };
 }
 
 export interface Response<T = any> {

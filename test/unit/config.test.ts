@@ -42,6 +42,7 @@ describe('loadConfig defaults (decisions §1)', () => {
       dataDir,
       databaseUrl: `sqlite:${path.join(dataDir, 'trove.db')}`,
       sessionStoreUrl: `sqlite:${path.join(dataDir, 'sessions.db')}`,
+      sessionStorePrefix: 'trove:',
       csrfEnabled: false,
       loginRateLimit: { max: 5, windowMs: 60_000 },
       oauthStateTtl: 300,
@@ -59,6 +60,20 @@ describe('loadConfig defaults (decisions §1)', () => {
       sameSite: 'strict',
       purgeInterval: 3_600,
       invalidateOnIpChange: false,
+    });
+  });
+
+  it('take PostgreSQL and Redis URLs, and a key prefix of one\'s own', () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      DATABASE_URL: 'postgres://trove:secret@db:5432/trove',
+      SESSION_STORE_URL: 'redis://cache:6379/2',
+      SESSION_STORE_PREFIX: 'trove-eu:',
+    });
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://trove:secret@db:5432/trove',
+      sessionStoreUrl: 'redis://cache:6379/2',
+      sessionStorePrefix: 'trove-eu:',
     });
   });
 
@@ -81,6 +96,8 @@ describe('loadConfig rejects bad values, naming the variable', () => {
     ['PORT', '70000'],
     ['SESSION_SECURE', 'maybe'],
     ['DATABASE_URL', 'mysql://db/trove'],
+    ['SESSION_STORE_URL', 'memcached://cache:11211'],
+    ['SESSION_STORE_PREFIX', 'has spaces'],
     ['OAUTH_REDIRECT_BASE_URL', 'not a url'],
     ['ENCRYPTION_KEY', 'dG9vIHNob3J0'],
   ])('%s=%s', (name, value) => {
