@@ -5,14 +5,15 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keyIdOf } from '../../src/crypto/secret-box.js';
 import { FEED_PASSWORD, FEED_USER, startFeedServer } from '../helpers/feed-server.js';
-import { registerUser, startTrove, type RunningTrove } from '../helpers/trove.js';
+import { createServicesBackend, testBackend, type ServicesBackend } from '../helpers/backends.js';
+import { mainDatabaseDump, registerUser, startTrove, type RunningTrove } from '../helpers/trove.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const oldKey = randomBytes(32);
@@ -21,23 +22,32 @@ const b64 = (key: Buffer) => key.toString('base64');
 
 let feeds: Awaited<ReturnType<typeof startFeedServer>>;
 let dataDir: string;
+/** On PostgreSQL + Redis, the one database every Trove and CLI run of this test shares, as DATA_DIR does embedded. */
+let backend: ServicesBackend | undefined;
+let backendEnv: Record<string, string> = {};
 
 beforeAll(async () => {
   feeds = await startFeedServer();
   dataDir = mkdtempSync(path.join(tmpdir(), 'trove-keys-'));
+  if (testBackend === 'services') {
+    backend = await createServicesBackend();
+    const { ENCRYPTION_KEY: _keysComeFromTheTest, ...rest } = backend.env;
+    backendEnv = rest;
+  }
 });
 afterAll(async () => {
   await feeds?.close();
+  await backend?.dispose();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A Trove on the shared data directory with the given keys. */
+/** A Trove on the shared data directory (or database) with the given keys. */
 function troveWith(keys: Record<string, string>): Promise<RunningTrove> {
-  return startTrove({ DATA_DIR: dataDir, LOGIN_RATE_LIMIT_MAX: '1000', ...keys });
+  return startTrove({ DATA_DIR: dataDir, LOGIN_RATE_LIMIT_MAX: '1000', ...backendEnv, ...keys });
 }
 
 function cli(keys: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, ...keys };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, ...backendEnv, ...keys };
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: repoRoot, env, timeout: 50_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
@@ -61,12 +71,11 @@ it('rotates keys: old records stay readable, new ones use the newest key, reencr
   expect(first.status, JSON.stringify(first.body)).toBe(201);
   const firstId = first.body.result.id as string;
   expect(await sealedKeyIds(trove)).toEqual([keyIdOf(oldKey)]);
+  const { bytes } = await mainDatabaseDump(trove);
+  expect(bytes.length).toBeGreaterThan(0);
+  expect(bytes.toString('latin1').includes(FEED_PASSWORD), 'the main database holds the password in clear').toBe(false);
+  expect(bytes.toString('latin1').includes(FEED_USER), 'the main database holds the user name in clear').toBe(false);
   await trove.close();
-  for (const file of readdirSync(dataDir).filter((f) => f.startsWith('trove.db'))) {
-    const bytes = readFileSync(path.join(dataDir, file)).toString('latin1');
-    expect(bytes.includes(FEED_PASSWORD), file).toBe(false);
-    expect(bytes.includes(FEED_USER), file).toBe(false);
-  }
 
   // 2. A new key first: the old record still opens; a new record is sealed under the new key.
   const both = { ENCRYPTION_KEYS: `${b64(newKey)},${b64(oldKey)}` };

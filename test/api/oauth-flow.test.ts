@@ -4,14 +4,12 @@
  * the client, the redirect URI and PKCE itself.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKeyFor } from '../../src/sessions/token.js';
 import { answerAtProvider, GMAIL_SCOPE } from '../helpers/oauth-provider.js';
 import { authorize, callback, callbackPath, connectGmail, startOAuthWorld } from '../helpers/oauth-setup.js';
-import { expectErrorBody, registerUser, sleep, startTrove, UUID_RE, type Client, type Response, type RunningTrove } from '../helpers/trove.js';
+import { expectErrorBody, mainDatabaseDump, registerUser, sessionStoreDump, sleep, startTrove, UUID_RE, type Client, type Response, type RunningTrove } from '../helpers/trove.js';
 
 function rawGet(url: string, cookie: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
@@ -317,11 +315,11 @@ describe('callback', () => {
     const credentials = (await server.trove.services.userIntegrations.credentialsOf({ id: connection!.id as string }))!;
     const secrets = [credentials.accessToken, credentials.refreshToken, credentials.clientSecret] as string[];
     expect(secrets.every((s) => typeof s === 'string' && s.length > 10)).toBe(true);
-    const files = readdirSync(server.dataDir).filter((f) => f.startsWith('trove.db') || f.startsWith('sessions.db'));
-    expect(files.length).toBeGreaterThan(0);
-    for (const file of files) {
-      const bytes = readFileSync(path.join(server.dataDir, file)).toString('latin1');
-      for (const secret of secrets) expect(bytes.includes(secret), `${file} holds a secret in clear`).toBe(false);
+    const dumps = { 'main database': await mainDatabaseDump(server), 'session store': await sessionStoreDump(server) };
+    for (const [name, dump] of Object.entries(dumps)) {
+      const bytes = dump.bytes.toString('latin1');
+      expect(bytes.length, `${name} dump is empty`).toBeGreaterThan(0);
+      for (const secret of secrets) expect(bytes.includes(secret), `the ${name} holds a secret in clear`).toBe(false);
     }
     const log = JSON.stringify(server.logs);
     for (const secret of secrets) expect(log.includes(secret), 'the log holds a secret').toBe(false);

@@ -9,6 +9,7 @@ import { Cookie, CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
+import { sqlitePathFromUrl } from '../../src/db/sqlite-file.js';
 import { createTrove, type Trove } from '../../src/server.js';
 import { createServicesBackend, postgresDump, redisDump, testBackend, type ServicesBackend } from './backends.js';
 
@@ -107,7 +108,7 @@ function sqliteTables(file: string): Record<string, Record<string, unknown>[]> {
 /** Everything the session store holds: the SQLite file, or every Redis key under the server's prefix. */
 export async function sessionStoreDump(server: RunningTrove): Promise<Dump> {
   if (server.config.sessionStoreUrl.startsWith('sqlite:')) {
-    const file = path.join(server.dataDir, 'sessions.db');
+    const file = sqlitePathFromUrl(server.config.sessionStoreUrl);
     return { bytes: rawBytes(file), tables: sqliteTables(file) };
   }
   const tables = await redisDump(server.config.sessionStorePrefix);
@@ -117,7 +118,7 @@ export async function sessionStoreDump(server: RunningTrove): Promise<Dump> {
 /** Everything the main database holds: the SQLite file, or every row of the PostgreSQL database. */
 export async function mainDatabaseDump(server: RunningTrove): Promise<Dump> {
   if (server.config.databaseUrl.startsWith('sqlite:')) {
-    const file = path.join(server.dataDir, 'trove.db');
+    const file = sqlitePathFromUrl(server.config.databaseUrl);
     return { bytes: rawBytes(file), tables: sqliteTables(file) };
   }
   const tables = await postgresDump(server.config.databaseUrl);
