@@ -27,8 +27,8 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-export async function adminQuery(text: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+export async function adminQuery(text: string, adminUrl = PG_ADMIN_URL): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     return await client.query(text);
@@ -58,8 +58,9 @@ export async function createServicesBackend(options: { redisUrl?: string; pgUrl?
   const id = randomBytes(6).toString('hex');
   const databaseName = `trove_t_${id}`;
   const prefix = `trove-t-${id}:`;
-  await adminQuery(`CREATE DATABASE ${databaseName}`);
+  const pgUrl = options.pgUrl ?? PG_ADMIN_URL;
   const redisUrl = options.redisUrl ?? REDIS_URL;
+  await adminQuery(`CREATE DATABASE ${databaseName}`, pgUrl);
   return {
     databaseName,
     prefix,
@@ -67,13 +68,13 @@ export async function createServicesBackend(options: { redisUrl?: string; pgUrl?
       // Every process of one deployment shares these, or a cookie made by one is unknown to another.
       SESSION_SECRET: randomBytes(32).toString('base64url'),
       ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      DATABASE_URL: withDatabase(options.pgUrl ?? PG_ADMIN_URL, databaseName),
+      DATABASE_URL: withDatabase(pgUrl, databaseName),
       SESSION_STORE_URL: redisUrl,
       SESSION_STORE_PREFIX: prefix,
     },
     async dispose() {
-      await adminQuery(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-      await deleteKeys(REDIS_URL, prefix).catch(() => {});
+      await adminQuery(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`, pgUrl);
+      await deleteKeys(redisUrl, prefix).catch(() => {});
     },
   };
 }
