@@ -22,9 +22,10 @@ export class TcpProxy {
     return proxy;
   }
 
-  /** Listens (again) and forwards. */
+  /** Listens (again) and forwards; when already listening, only ends a stall. */
   async open(): Promise<void> {
     this.stalled = false;
+    if (this.server) return;
     const server = createServer((client) => {
       this.sockets.add(client);
       client.on('close', () => this.sockets.delete(client));

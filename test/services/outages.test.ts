@@ -108,8 +108,10 @@ describe('PostgreSQL down', () => {
   });
   afterAll(async () => {
     await server?.close();
-    await proxy?.close();
+    // The backend is reached through the proxy: let it through again to drop the database.
+    await proxy?.open();
     await backend?.dispose();
+    await proxy?.close();
   });
 
   it('answers 503 "Database unavailable" to requests that need the database, logs it once, and stays up', async () => {
