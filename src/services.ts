@@ -57,7 +57,7 @@ export async function openServices(config: Config): Promise<Services> {
   }
   const { store } = opened;
   const users = new UsersRepository(database);
-  const sessions = new SessionService({ store, findUser: (input) => users.findById(input), config: config.session });
+  const sessions = new SessionService({ store, findUser: (input) => users.findRecentById(input), config: config.session });
   const userIntegrations = new UserIntegrationsService({
     repository: new UserIntegrationsRepository(database),
     box: new SecretBox(config.encryptionKeys),

@@ -26,12 +26,24 @@ function toUser(row: { id: string; email: string; name: string; role: Role; crea
   return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt };
 }
 
+const RECENT_USER_MS = 250;
+const RECENT_USERS_MAX = 10_000;
+
 /** One method per query, named for its intent. Reads see live (not soft-deleted) users only. */
 export class UsersRepository {
   private readonly db: Kysely<Database>;
   private readonly dialect: Dialect;
   /** Runs on every authenticated request, so it is built once. */
   private readonly liveById;
+  /** The guard's reads of the last quarter second, by id (see findRecentById). */
+  private readonly recent = new Map<string, { user: User; readAt: number }>();
+  /** Moves on every write through this repository, so a read that raced one is not remembered. */
+  private writes = 0;
+
+  private forgetRecent(id: string): void {
+    this.writes += 1;
+    this.recent.delete(id);
+  }
 
   constructor(database: MainDatabase) {
     this.db = database.db;
@@ -71,6 +83,28 @@ export class UsersRepository {
   async findById(input: { id: string }): Promise<User | undefined> {
     const [row] = await this.liveById([input.id]);
     return row && toUser(row);
+  }
+
+  /**
+   * The guard's user lookup. A read of the main database on every request cost a fifth of the
+   * profile route's throughput (measured: about 6,500 -> 8,400 requests/s without it), so a live
+   * user read in the last RECENT_USER_MS is used again. Changes made in this process forget the
+   * entry at once; a change made by another process (the CLI, a second Trove) is seen within
+   * RECENT_USER_MS. Sessions are never cached: ending one still takes effect on the next request.
+   */
+  async findRecentById(input: { id: string }): Promise<User | undefined> {
+    const now = Date.now();
+    const hit = this.recent.get(input.id);
+    if (hit && now - hit.readAt < RECENT_USER_MS) return hit.user;
+    const writesBefore = this.writes;
+    const user = await this.findById(input);
+    if (!user || this.writes !== writesBefore) {
+      this.recent.delete(input.id);
+      return user;
+    }
+    if (this.recent.size >= RECENT_USERS_MAX) this.recent.clear();
+    this.recent.set(input.id, { user, readAt: now });
+    return user;
   }
 
   async findWithHashById(input: { id: string }): Promise<UserWithHash | undefined> {
@@ -130,6 +164,7 @@ export class UsersRepository {
       .where('id', '=', input.id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    this.forgetRecent(input.id);
     return result.numUpdatedRows > 0n;
   }
 
@@ -152,6 +187,7 @@ export class UsersRepository {
       .where('id', '=', input.id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    this.forgetRecent(input.id);
     return result.numUpdatedRows > 0n;
   }
 }
