@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Keep in step with the `start` script in package.json. */
-export const NODE_FLAGS = ['--max-semi-space-size=16'];
+export const NODE_FLAGS = ['--max-semi-space-size=8'];
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
