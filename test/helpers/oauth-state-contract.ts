@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PendingOAuthState, SessionStore, StoredSession } from '../../src/sessions/store.js';
+import { sampleSession } from './sample-session.js';
 
 /**
  * What every session store must do with pending OAuth states, run against each implementation:
@@ -19,19 +20,8 @@ export function oauthStateContract(name: string, open: () => Promise<SessionStor
       await dispose();
     });
 
-    async function session(userId = randomUUID()): Promise<StoredSession> {
-      const s: StoredSession = {
-        key: randomUUID(),
-        id: randomUUID(),
-        userId,
-        createdAt: now,
-        lastAccessedAt: now,
-        expiresAt: now + 3_600_000,
-        ipAddress: '127.0.0.1',
-        userAgent: 'test',
-        metadata: { loginMethod: 'password' },
-        csrfToken: 'csrf',
-      };
+    async function session(): Promise<StoredSession> {
+      const s = sampleSession();
       await store.create(s);
       return s;
     }

@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSessionStore } from '../../src/sessions/stores/redis.js';
-import type { StoredSession } from '../../src/sessions/store.js';
 import { deleteKeys, REDIS_URL } from '../helpers/backends.js';
 import { oauthStateContract } from '../helpers/oauth-state-contract.js';
+import { sampleSession } from '../helpers/sample-session.js';
 
 const IDLE_MS = 60_000;
 const GRACE_MS = 10_000;
@@ -42,22 +42,7 @@ describe('Redis session store', () => {
     redis?.disconnect();
   });
 
-  function session(overrides: Partial<StoredSession> = {}): StoredSession {
-    const now = Date.now();
-    return {
-      key: randomUUID(),
-      id: randomUUID(),
-      userId: randomUUID(),
-      createdAt: now,
-      lastAccessedAt: now,
-      expiresAt: now + 3_600_000,
-      ipAddress: '127.0.0.1',
-      userAgent: 'test',
-      metadata: { loginMethod: 'password' },
-      csrfToken: 'csrf',
-      ...overrides,
-    };
-  }
+  const session = sampleSession;
 
   it('gives a session back whole by store key, by public id and in its user list', async () => {
     const s = session({ metadata: { loginMethod: 'password', deviceName: 'laptop' } });
