@@ -1,5 +1,6 @@
 import { Kysely, Migrator, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import { migrations } from './migrations/index.js';
+import { preparedQuery } from './prepared.js';
 import { openSqlite } from './sqlite-file.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -31,12 +32,7 @@ export async function openDatabase(url: string): Promise<MainDatabase> {
       prepare<Row>(query: { compile(): CompiledQuery<Row> }): PreparedQuery<Row> {
         const compiled = query.compile();
         const statement = handle.prepare(compiled.sql);
-        return async (parameters) => {
-          if (parameters.length !== compiled.parameters.length) {
-            throw new Error(`prepared query takes ${compiled.parameters.length} parameters, got ${parameters.length}`);
-          }
-          return statement.all(...parameters) as Row[];
-        };
+        return preparedQuery(compiled, (parameters) => statement.all(...parameters) as Row[]);
       },
       close: () => db.destroy(),
     };

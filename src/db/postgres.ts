@@ -4,6 +4,7 @@ import pg from 'pg';
 import { DatabaseUnavailableError } from '../domain-errors.js';
 import { isPgConnectionFailure } from './connection-failure.js';
 import type { MainDatabase, PreparedQuery } from './database.js';
+import { preparedQuery } from './prepared.js';
 import type { Database } from './tables.js';
 
 /**
@@ -69,17 +70,14 @@ export function openPostgres(url: string): MainDatabase {
       const compiled = query.compile();
       // A named statement is parsed and planned once per connection, then only bound and run.
       const name = `trove_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 16)}`;
-      return async (parameters) => {
-        if (parameters.length !== compiled.parameters.length) {
-          throw new Error(`prepared query takes ${compiled.parameters.length} parameters, got ${parameters.length}`);
-        }
+      return preparedQuery(compiled, async (parameters) => {
         try {
           const result = await pool.query({ name, text: compiled.sql, values: parameters as unknown[] });
           return result.rows as Row[];
         } catch (err) {
           throw translate(err);
         }
-      };
+      });
     },
     close: () => db.destroy(),
   };
