@@ -90,7 +90,7 @@ export class UsersRepository {
    * profile route's throughput (measured: about 6,500 -> 8,400 requests/s without it), so a live
    * user read in the last RECENT_USER_MS is used again. Changes made in this process forget the
    * entry at once; a change made by another process (the CLI, a second Trove) is seen within
-   * RECENT_USER_MS. Sessions are never cached: ending one still takes effect on the next request.
+   * RECENT_USER_MS. Sessions have no such delay: ending one takes effect on the next request.
    */
   async findRecentById(input: { id: string }): Promise<User | undefined> {
     const now = Date.now();

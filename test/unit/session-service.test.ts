@@ -196,6 +196,27 @@ describe('recording activity', () => {
     await sessions.end({ key: session.key });
     await expect(use(sessions, cookieValue)).rejects.toBeInstanceOf(InvalidSessionError);
   });
+
+  it('a session in use, ended through another connection to the file (as the CLI does), is refused on the next request', async () => {
+    const user = addUser();
+    const sessions = service();
+    const one = await login(sessions, user);
+    const other = await login(sessions, user);
+    await use(sessions, one.cookieValue);
+    await use(sessions, other.cookieValue);
+
+    const cli = new SqliteSessionStore(`sqlite:${path.join(dir, 'sessions.db')}`);
+    try {
+      expect(await cli.deleteByKey({ key: one.session.key })).toBe(true);
+      await expect(use(sessions, one.cookieValue)).rejects.toBeInstanceOf(InvalidSessionError);
+      await use(sessions, other.cookieValue);
+
+      expect(await cli.deleteByUser({ userId: user.id })).toBe(1);
+      await expect(use(sessions, other.cookieValue)).rejects.toBeInstanceOf(InvalidSessionError);
+    } finally {
+      await cli.close();
+    }
+  });
 });
 
 /**

@@ -55,6 +55,8 @@ function migrate(db: SqliteHandle): void {
 
 /** How long an access time may wait in memory before it is written. */
 const ACCESS_FLUSH_MS = 1000;
+/** Bounds the guard's memory of sessions (see `live`); beyond it the oldest entry goes first. */
+const LIVE_SESSIONS_KEPT = 10_000;
 
 interface StateRow {
   state_key: string;
@@ -102,6 +104,15 @@ export class SqliteSessionStore implements SessionStore {
   private readonly pendingAccess = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly flushAccesses;
+  /**
+   * Sessions as the guard last read them, by store key. Building a row into a JS object was
+   * a third of the guard's cost. An entry is only trusted while `PRAGMA data_version` (under a
+   * microsecond) shows no commit by any other connection, this store's other connection and
+   * other processes (the CLI) included; any such commit empties the map, so a session ended
+   * anywhere is refused on the very next request. This store's own writes update it directly.
+   */
+  private readonly live = new Map<string, StoredSession>();
+  private seenVersion = -1;
 
   constructor(url: string) {
     this.durable = openSqlite(url, 'FULL');
@@ -126,6 +137,7 @@ export class SqliteSessionStore implements SessionStore {
         binding_key, expires_at) VALUES (@state_key, @session_key, @user_id, @integration, @code_verifier,
         @binding_key, @expires_at)`),
       takeState: d.prepare('DELETE FROM oauth_states WHERE state_key = ? RETURNING *'),
+      dataVersion: this.fast.prepare('PRAGMA data_version').pluck(),
     };
     this.flushAccesses = this.fast.transaction(() => {
       for (const [key, at] of this.pendingAccess) this.statements.recordAccess.run(at, key);
@@ -165,6 +177,28 @@ export class SqliteSessionStore implements SessionStore {
     return row && toSession(row);
   }
 
+  /** The session behind a key: from `live` while nothing else has committed, else read and kept. */
+  private current(key: string): StoredSession | undefined {
+    const version = this.statements.dataVersion.get() as number;
+    if (version !== this.seenVersion) {
+      this.live.clear();
+      this.seenVersion = version;
+    } else {
+      const kept = this.live.get(key);
+      if (kept) return kept;
+    }
+    const row = this.statements.byKey.get(key) as Row | undefined;
+    if (!row) return undefined;
+    const session = toSession(row);
+    this.keep(session);
+    return session;
+  }
+
+  private keep(session: StoredSession): void {
+    if (this.live.size >= LIVE_SESSIONS_KEPT) this.live.delete(this.live.keys().next().value as string);
+    this.live.set(session.key, session);
+  }
+
   /**
    * Synchronous from the read to the decision, so nothing in this process interleaves; a row that
    * another process deleted meanwhile is never written back (UPDATE of a missing row does nothing).
@@ -177,19 +211,25 @@ export class SqliteSessionStore implements SessionStore {
     renewTo: number;
   }): Promise<StoredSession | undefined> {
     const { key, now } = input;
-    const row = this.statements.byKey.get(key) as Row | undefined;
-    if (!row) return undefined;
-    const lastAccessedAt = Math.max(row.last_accessed_at, this.pendingAccess.get(key) ?? 0);
-    if (row.expires_at < now || lastAccessedAt < input.idleSince) return undefined;
-    if (row.expires_at < input.renewIfExpiresBefore) {
+    const session = this.current(key);
+    if (!session) return undefined;
+    const lastAccessedAt = Math.max(session.lastAccessedAt, this.pendingAccess.get(key) ?? 0);
+    if (session.expiresAt < now || lastAccessedAt < input.idleSince) return undefined;
+    if (session.expiresAt < input.renewIfExpiresBefore) {
       // Renewal is rare and re-sends the cookie, so it is written at once.
       this.pendingAccess.delete(key);
+      this.live.delete(key);
       const renewed = this.statements.renew.get({ key, now, renewTo: input.renewTo }) as Row | undefined;
-      return renewed && toSession(renewed);
+      if (!renewed) return undefined;
+      const fresh = toSession(renewed);
+      this.keep(fresh);
+      return { ...fresh };
     }
-    this.pendingAccess.set(key, Math.max(now, lastAccessedAt));
+    // The kept entry stays private to the store; callers get their own copy.
+    session.lastAccessedAt = Math.max(now, lastAccessedAt);
+    this.pendingAccess.set(key, session.lastAccessedAt);
     this.flushTimer ??= setTimeout(() => this.flush(), ACCESS_FLUSH_MS).unref();
-    return toSession({ ...row, last_accessed_at: Math.max(now, lastAccessedAt) });
+    return { ...session };
   }
 
   async listByUser(input: { userId: string }): Promise<StoredSession[]> {
@@ -198,15 +238,18 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async deleteByKey(input: { key: string }): Promise<boolean> {
+    this.live.delete(input.key);
     return this.statements.deleteByKey.run(input.key).changes > 0;
   }
 
   async deleteByUser(input: { userId: string; exceptKey?: string }): Promise<number> {
+    this.live.clear();
     return this.statements.deleteByUser.run(input.userId, input.exceptKey ?? null).changes;
   }
 
   async purgeExpired(input: { now: number; idleSince: number }): Promise<number> {
     this.flush();
+    this.live.clear();
     this.statements.purgeStates.run(input.now);
     return this.statements.purge.run(input.now, input.idleSince).changes;
   }
