@@ -10,6 +10,7 @@ import { ErrorSchema } from './http/common-schemas.js';
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js';
 import type { InFlight } from './http/in-flight.js';
 import { OneLineRequestLog } from './http/request-log.js';
+import { lazyRequestLogger } from './http/request-logger.js';
 import { registerResponseHeaders } from './http/response-headers.js';
 import './http/fastify-types.js';
 import { liftCsrfTokenField, makeGuards } from './http/session-guard.js';
@@ -43,6 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     logController: new OneLineRequestLog(),
+    childLoggerFactory: lazyRequestLogger,
     // A hop count trusts that many proxies nearest to the server (proxy-addr's semantics).
     trustProxy:
       typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   expectErrorBody,
   GOOD_PASSWORD,
@@ -246,6 +246,37 @@ describe('read-many envelope and paging of sessions', () => {
     ];
     for (const cursor of forged) {
       expectErrorBody(await owner.get(`/v1/user/sessions?limit=2&cursor=${encodeURIComponent(cursor)}`), 400, /cursor/);
+    }
+  });
+});
+
+describe('request log', () => {
+  it('writes one line per request as it completes, with its X-Request-Id and without the query string', async () => {
+    const client = server.client();
+    await registerUser(client);
+    const res = await client.get('/v1/user/sessions?limit=1');
+    const requestId = res.headers.get('x-request-id');
+    await vi.waitFor(() => expect(server.logs.filter((l) => l.requestId === requestId)).toHaveLength(1));
+    const line = server.logs.find((l) => l.requestId === requestId)!;
+    expect(line).toMatchObject({ level: 30, msg: 'request completed', method: 'GET', path: '/v1/user/sessions', statusCode: 200 });
+    expect(JSON.stringify(line)).not.toContain('limit=');
+  });
+
+  it('at LOG_LEVEL=warn a request that went well writes nothing, and a warning still names its request', async () => {
+    const quiet = await startTrove({ LOG_LEVEL: 'warn' });
+    try {
+      const client = quiet.client();
+      await registerUser(client);
+      expect((await client.get('/v1/user/profile')).status).toBe(200);
+      const moved = quiet.client({ localAddress: '127.0.0.2' });
+      await moved.setSessionCookie((await client.sessionCookie())!);
+      const res = await moved.get('/v1/user/profile');
+      expect(res.status).toBe(200);
+      await vi.waitFor(() => expect(quiet.logs.some((l) => l.msg === 'session IP changed')).toBe(true));
+      expect(quiet.logs.filter((l) => l.level < 40)).toEqual([]);
+      expect(quiet.logs.find((l) => l.msg === 'session IP changed')!.requestId).toBe(res.headers.get('x-request-id'));
+    } finally {
+      await quiet.close();
     }
   });
 });

@@ -274,6 +274,8 @@ describe('with default settings', () => {
     const line = JSON.stringify(warnings[0]);
     expect(line).toContain('127.0.0.1');
     expect(line).toContain('127.0.0.2');
+    // An operator can find the request the warning is about.
+    expect(warnings[0]!.requestId).toBe(res.headers.get('x-request-id'));
 
     // Only logged: the session lives on, for both, and keeps its address at creation.
     expect((await a.get('/v1/user/profile')).status).toBe(200);
