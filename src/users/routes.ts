@@ -23,6 +23,7 @@ export async function userRoutes(app: FastifyInstance, { guards }: { guards: Gua
         response: { 200: ReadOneSchema(UserSchema), ...errorResponses(401) },
       },
     },
-    async (request, reply) => readOne(reply, 'user.readOne', caller(request).user),
+    // Nothing here waits, so no promise: Fastify sends a returned value at once.
+    (request, reply) => readOne(reply, 'user.readOne', caller(request).user),
   );
 }
