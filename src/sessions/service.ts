@@ -45,6 +45,7 @@ interface Deps {
 
 /** Mobile clients hop between IPv4 and IPv4-mapped IPv6; those are one address. */
 function sameAddress(a: string, b: string): boolean {
+  if (a === b) return true;
   const strip = (ip: string) => (ip.startsWith('::ffff:') ? ip.slice(7) : ip).toLowerCase();
   return strip(a) === strip(b);
 }
