@@ -105,22 +105,14 @@ export class SqliteSessionStore implements SessionStore {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly flushAccesses;
   /**
-   * Sessions as the guard last read them, by store key: building a row into a JS object was a
-   * third of the guard's cost. This store's own writes update the map directly. Commits made
-   * elsewhere (this store's other connection, the CLI, any other process) move
-   * `PRAGMA data_version`, and a move empties the map.
-   *
-   * The counter is read once per turn of the event loop, not per request: reading it cost a
-   * tenth of a profile request's CPU, and under load one turn serves dozens of requests, all
-   * read from their sockets before it began. So a request that arrives after a commit made
-   * elsewhere is checked against it, as with a read per request.
+   * Sessions as the guard last read them, by store key. Building a row into a JS object was
+   * a third of the guard's cost. An entry is only trusted while `PRAGMA data_version` (under a
+   * microsecond) shows no commit by any other connection, this store's other connection and
+   * other processes (the CLI) included; any such commit empties the map, so a session ended
+   * anywhere is refused on the very next request. This store's own writes update it directly.
    */
   private readonly live = new Map<string, StoredSession>();
   private seenVersion = -1;
-  private versionReadThisTurn = false;
-  private readonly endOfTurn = () => {
-    this.versionReadThisTurn = false;
-  };
 
   constructor(url: string) {
     this.durable = openSqlite(url, 'FULL');
@@ -187,26 +179,19 @@ export class SqliteSessionStore implements SessionStore {
 
   /** The session behind a key: from `live` while nothing else has committed, else read and kept. */
   private current(key: string): StoredSession | undefined {
-    this.forgetIfChangedElsewhere();
-    const kept = this.live.get(key);
-    if (kept) return kept;
+    const version = this.statements.dataVersion.get() as number;
+    if (version !== this.seenVersion) {
+      this.live.clear();
+      this.seenVersion = version;
+    } else {
+      const kept = this.live.get(key);
+      if (kept) return kept;
+    }
     const row = this.statements.byKey.get(key) as Row | undefined;
     if (!row) return undefined;
     const session = toSession(row);
     this.keep(session);
     return session;
-  }
-
-  private forgetIfChangedElsewhere(): void {
-    if (this.versionReadThisTurn) return;
-    this.versionReadThisTurn = true;
-    // Immediates run once the current turn's I/O callbacks are done.
-    setImmediate(this.endOfTurn);
-    const version = this.statements.dataVersion.get() as number;
-    if (version !== this.seenVersion) {
-      this.live.clear();
-      this.seenVersion = version;
-    }
   }
 
   private keep(session: StoredSession): void {
