@@ -15,7 +15,7 @@ export function levelEnabled(log: FastifyBaseLogger, level: Level): boolean {
  * Stands in for a request's child logger until the request writes a line at an enabled level.
  * pino serialises a child's bindings when the child is made, and Fastify makes one for every
  * request; at the usual levels most requests write nothing, so that was time spent on every
- * request for nothing (about a tenth of a profile request's CPU).
+ * request for nothing (measured: about 1.3 µs of the 33 a profile request then took).
  */
 class LazyRequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;

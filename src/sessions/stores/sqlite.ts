@@ -106,7 +106,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly flushAccesses;
   /**
    * Sessions as the guard last read them, by store key. Building a row into a JS object was
-   * a third of the guard's cost. An entry is only trusted while `PRAGMA data_version` (under a
+   * a third of the guard's cost. An entry is only trusted while `PRAGMA data_version` (about a
    * microsecond) shows no commit by any other connection, this store's other connection and
    * other processes (the CLI) included; any such commit empties the map, so a session ended
    * anywhere is refused on the very next request. This store's own writes update it directly.
